@@ -24,7 +24,8 @@ import {
   createCatalogueVersionsService,
   DEFAULT_CATALOGUE_POLL_SECONDS,
 } from './services/catalogue-versions.service.ts'
-import { silentLogger } from './services/observability.ts'
+import type { ChannelsService } from './services/channels.service.ts'
+import { type ServiceLogger, silentLogger } from './services/observability.ts'
 import { newSigningSecret } from './services/pipeline/index.ts'
 
 export { type OpenedDatabase, openDatabase } from './app/database.ts'
@@ -125,6 +126,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     }),
     catalogueVersions,
   }
+  await warnOfChannelsUnderAnotherKey(services.channels, log)
   const { live, sandbox, metricsServer, adminServer } = await buildServers(options, {
     services,
     publicUrls,
@@ -172,6 +174,27 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
       await services.closeCallbackFetcher()
       s3?.close()
     },
+  }
+}
+
+/**
+ * After a change of the channel secrets key, said once at each start (fingerprints only), so the operator knows
+ * before the first webhook is refused that merchants must give their channels' secrets again.
+ */
+async function warnOfChannelsUnderAnotherKey(channels: ChannelsService, log: ServiceLogger): Promise<void> {
+  const { currentFingerprint, keys } = await channels.sealedUnderAnotherKey()
+  for (const { fingerprint, channels: count } of keys) {
+    log.warn(
+      {
+        step: 'channel-secrets-key',
+        sealedKeyFingerprint: fingerprint,
+        currentKeyFingerprint: currentFingerprint,
+        channels: count,
+      },
+      `${count} storefront channel${count === 1 ? ' has' : 's have'} secrets sealed under the channel secrets key ` +
+        `${fingerprint}, not the current ${currentFingerprint}: their webhooks answer 503 until their merchants give ` +
+        'the secrets again (docs/channels.md#after-a-change-of-key)',
+    )
   }
 }
 

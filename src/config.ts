@@ -311,7 +311,8 @@ export const SETTINGS = {
       'encrypted under with AES-256-GCM ([channels.md](channels.md#secrets-at-rest)). Without it, a key is made at ' +
       'first start and kept in the database beside the ciphertexts, which protects a copy of the channel rows but ' +
       'not of the whole database: set this to keep the key elsewhere. The key cannot be rotated in place: secrets ' +
-      'sealed under another key are refused, so after a change each channel needs its secrets again (PATCH).',
+      'sealed under another key are refused, so after a change each channel needs all its secrets again (PATCH; ' +
+      '[channels.md](channels.md#after-a-change-of-key)).',
     commands: PROCESS_COMMANDS,
     parse: optionalText,
   },

@@ -11,6 +11,7 @@ import type {
   ChannelFulfilmentPage,
   ChannelLink,
   ChannelPendingOrder,
+  ChannelStoreCancellation,
   Claim,
   ClaimCategory,
   ClaimEvidence,
@@ -847,6 +848,14 @@ export class Channels extends Resource {
       read(`/channels/${segment(channelId)}/pending`, {}, options),
     )
     return answer.orders
+  }
+
+  /** `GET /v4.0/channels/{id}/cancellations`: the store orders the store cancelled, with what the cancel answered. */
+  async cancellations(channelId: string, options?: RequestOptions): Promise<ChannelStoreCancellation[]> {
+    const answer = await this.transport.request<{ cancellations: ChannelStoreCancellation[] }>(
+      read(`/channels/${segment(channelId)}/cancellations`, {}, options),
+    )
+    return answer.cancellations
   }
 
   /** `POST /v4.0/channels/{id}/pending/{externalOrderId}/release`: the waiting order created. Retried with a key. */

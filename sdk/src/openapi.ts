@@ -1180,7 +1180,10 @@ export interface paths {
         delete: operations["deleteChannel"];
         options?: never;
         head?: never;
-        /** Rename a channel or give it new secrets (which make a failing channel active again) */
+        /**
+         * Rename a channel or give it new secrets (which make a failing channel active again)
+         * @description After a change of the channel secrets key the stored secrets cannot be read: a PATCH must give every secret of the channel's type (Shopify: adminAccessToken, webhookSecret; WooCommerce: consumerKey, consumerSecret, webhookSecret), else it is 400 ValidationFailed naming each one missing.
+         */
         patch: operations["updateChannel"];
         trace?: never;
     };
@@ -1228,6 +1231,23 @@ export interface paths {
         };
         /** Store orders waiting as not connected, with their unlinked items (the oldest 100) */
         get: operations["listChannelPendingOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/channels/{channelId}/cancellations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Store orders the store cancelled, each with what cancelling its printroute order answered (the latest 100) */
+        get: operations["listChannelStoreCancellations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2316,7 +2336,7 @@ export interface components {
             /** @description WooCommerce: the store's address. */
             storeUrl?: string;
             /**
-             * @description active; failing: the store refused the last fulfilment (statusReason says why); uninstalled: the app was removed.
+             * @description active; failing: the store refused the last fulfilment, or the channel secrets key changed and the secrets must be given again with PATCH (statusReason says which); uninstalled: the app was removed.
              * @enum {string}
              */
             status: "active" | "failing" | "uninstalled";
@@ -2466,6 +2486,25 @@ export interface components {
         ChannelResponse: {
             outcome: components["schemas"]["OkOutcome"];
             channel: components["schemas"]["Channel"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** ChannelStoreCancellation */
+        ChannelStoreCancellation: {
+            externalOrderId: string;
+            /** @description The store's name of the order; its id when the cancellation came first. */
+            name: string;
+            /** @description The printroute order it had become; null when none was created. */
+            orderId: string | null;
+            /** @description When the cancellation was recorded. */
+            cancelled: string;
+            /** @description What cancelling the printroute order answered: `ord_12: Cancelled`; `ord_12: FailedToCancel (...)` or `ord_12: ActionNotAvailable (...)` with its stage (too far along: it goes on); or `no printroute order was created`. */
+            answer: string | null;
+        };
+        /** ChannelStoreCancellationListResponse */
+        ChannelStoreCancellationListResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            cancellations: components["schemas"]["ChannelStoreCancellation"][];
             /** @description W3C traceparent of this request, also sent as a header. */
             traceParent: string;
         };
@@ -7991,6 +8030,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChannelPendingOrderListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listChannelStoreCancellations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelStoreCancellationListResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -212,6 +212,9 @@ export type UpdateChannelResponse = OkBodyOf<ChannelPath['patch']>
 export type CreateChannelLinkRequest = RequestBodyOf<paths['/v4.0/channels/{channelId}/links']['post']>
 export type ChannelLink = OkBodyOf<paths['/v4.0/channels/{channelId}/links']['get']>['links'][number]
 export type ChannelPendingOrder = OkBodyOf<paths['/v4.0/channels/{channelId}/pending']['get']>['orders'][number]
+export type ChannelStoreCancellation = OkBodyOf<
+  paths['/v4.0/channels/{channelId}/cancellations']['get']
+>['cancellations'][number]
 export type ReleaseChannelOrderResponse = CreatedBodyOf<
   paths['/v4.0/channels/{channelId}/pending/{externalOrderId}/release']['post']
 >

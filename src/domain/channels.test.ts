@@ -5,12 +5,16 @@ import { test } from 'node:test'
 import { tier } from '../../test/support/tiers.ts'
 import {
   type ChannelLink,
+  CorruptSealedSecretError,
+  channelKeyFingerprint,
   mapOrder,
   mappingOutcome,
   newChannelSecretsKey,
   openSecret,
   parseChannelSecretsKey,
+  SealedUnderAnotherKeyError,
   sealSecret,
+  secretsUnreadableReason,
   shopDomainFailure,
 } from './channels.ts'
 import type { StorefrontOrder } from './storefronts.ts'
@@ -26,9 +30,34 @@ test('a sealed secret opens under its key only, and is not the secret in clear',
   assert.equal(openSecret(key, sealed), 'shpat_secret')
   assert.throws(() => openSecret(other, sealed), /another channel secrets key/)
   const tampered = `${sealed.slice(0, -4)}AAAA`
-  assert.throws(() => openSecret(key, tampered))
+  assert.throws(() => openSecret(key, tampered), CorruptSealedSecretError)
   assert.equal(parseChannelSecretsKey('not a key'), undefined)
   assert.equal(parseChannelSecretsKey(Buffer.alloc(32, 7).toString('base64'))?.length, 32)
+})
+
+test('a value sealed under another key is told apart from a corrupt one, with both fingerprints', () => {
+  const key = parseChannelSecretsKey(newChannelSecretsKey()) as Buffer
+  const other = parseChannelSecretsKey(newChannelSecretsKey()) as Buffer
+  const sealed = sealSecret(other, 'shpat_secret')
+  assert.throws(
+    () => openSecret(key, sealed),
+    (error: unknown) =>
+      error instanceof SealedUnderAnotherKeyError &&
+      error.sealedFingerprint === channelKeyFingerprint(other) &&
+      error.currentFingerprint === channelKeyFingerprint(key) &&
+      !error.message.includes('shpat_secret'),
+  )
+  // Corrupt: not the sealed form, cut short, or altered under the right fingerprint.
+  const [, fingerprint, payload] = sealSecret(key, 'shpat_secret').split('.')
+  for (const bad of [
+    'plain text',
+    `v1.${fingerprint}.AAAA`,
+    `v1.${fingerprint}.${payload?.replace(/^./, (c) => (c === 'A' ? 'B' : 'A'))}`,
+  ]) {
+    assert.throws(() => openSecret(key, bad), CorruptSealedSecretError, bad)
+  }
+  assert.match(secretsUnreadableReason('shopify'), /enter them again \(adminAccessToken, webhookSecret\)/)
+  assert.match(secretsUnreadableReason('woocommerce'), /\(consumerKey, consumerSecret, webhookSecret\)/)
 })
 
 test('only name.myshopify.com is a shop domain', () => {

@@ -27,6 +27,8 @@ export const CHANNEL_LIMITS = {
   externalIdLength: 255,
   /** Pending orders one GET answers (the oldest first). */
   pendingPage: 100,
+  /** Store cancellations one GET answers (the latest first). */
+  cancellationsPage: 100,
 } as const
 
 /** Received webhooks are kept this long after they were mapped, for dropping redeliveries (30 days). */
@@ -74,17 +76,73 @@ export function sealSecret(key: Buffer, plaintext: string): string {
   return `v1.${channelKeyFingerprint(key)}.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')}`
 }
 
-/** Opens what sealSecret sealed; throws when the key is not the one it was sealed with or the text was altered. */
+/**
+ * A sealed secret names another key's fingerprint: the channel secrets key changed since it was sealed. Not a fault
+ * of the value: the merchant gives the channel's secrets again (PATCH) and they are sealed under the current key.
+ */
+export class SealedUnderAnotherKeyError extends Error {
+  /** The fingerprint the value names (the key it was sealed under). */
+  readonly sealedFingerprint: string
+  /** The fingerprint of the key this process has. */
+  readonly currentFingerprint: string
+
+  constructor(sealedFingerprint: string, currentFingerprint: string) {
+    super(
+      `sealed under another channel secrets key (fingerprint ${sealedFingerprint}, the current key's ${currentFingerprint})`,
+    )
+    this.name = 'SealedUnderAnotherKeyError'
+    this.sealedFingerprint = sealedFingerprint
+    this.currentFingerprint = currentFingerprint
+  }
+}
+
+/** A sealed secret that is no sealed value, or was altered: its key's fingerprint matches, yet it does not open. */
+export class CorruptSealedSecretError extends Error {
+  constructor(reason: string) {
+    super(`not a readable sealed channel secret: ${reason}`)
+    this.name = 'CorruptSealedSecretError'
+  }
+}
+
+/**
+ * Opens what sealSecret sealed. SealedUnderAnotherKeyError when it names another key's fingerprint (checked before
+ * anything is decrypted); CorruptSealedSecretError when it is not a sealed value or fails its authentication tag.
+ */
 export function openSecret(key: Buffer, sealed: string): string {
   const [version, fingerprint, payload] = sealed.split('.')
-  if (version !== 'v1' || payload === undefined) throw new Error('not a sealed channel secret')
-  if (fingerprint !== channelKeyFingerprint(key)) {
-    throw new Error(`sealed under another channel secrets key (fingerprint ${fingerprint})`)
+  if (version !== 'v1' || fingerprint === undefined || payload === undefined) {
+    throw new CorruptSealedSecretError('not in the v1.<fingerprint>.<payload> form')
   }
+  const current = channelKeyFingerprint(key)
+  if (fingerprint !== current) throw new SealedUnderAnotherKeyError(fingerprint, current)
   const bytes = Buffer.from(payload, 'base64')
-  const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12))
-  decipher.setAuthTag(bytes.subarray(12, 28))
-  return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8')
+  if (bytes.length < 28) throw new CorruptSealedSecretError('too short')
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12))
+    decipher.setAuthTag(bytes.subarray(12, 28))
+    return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8')
+  } catch {
+    throw new CorruptSealedSecretError('its authentication tag does not match')
+  }
+}
+
+/** The secrets a channel of each type keeps sealed, as the create and PATCH requests name them. */
+export const CHANNEL_SECRET_FIELDS = {
+  shopify: ['adminAccessToken', 'webhookSecret'],
+  woocommerce: ['consumerKey', 'consumerSecret', 'webhookSecret'],
+} as const satisfies Record<StorefrontKind, readonly string[]>
+
+export type ChannelSecretField = (typeof CHANNEL_SECRET_FIELDS)[StorefrontKind][number]
+
+/**
+ * The status reason of a channel whose secrets were sealed under another key, whoever noticed (a webhook or a
+ * fulfilment): what the merchant must do. No fingerprint: those are for the operator's log.
+ */
+export function secretsUnreadableReason(kind: StorefrontKind): string {
+  return (
+    'the channel secrets key changed, so the stored secrets cannot be read: enter them again ' +
+    `(${CHANNEL_SECRET_FIELDS[kind].join(', ')})`
+  )
 }
 
 // --- links and mapping -------------------------------------------------------------------------------------------

@@ -149,6 +149,49 @@ export async function updateChannel(tx: Queryable, id: number, change: ChannelCh
   await tx.query(`UPDATE channels SET updated_at = $2${sets.map((s) => `, ${s}`).join('')} WHERE id = $1`, params)
 }
 
+/**
+ * The channel shown failing because its secrets were sealed under another key than `currentFingerprint`'s, once: a
+ * channel already failing for this reason, uninstalled or deleted is left as it is, and so is one whose secrets are
+ * all sealed under the current key by now (a PATCH that gave them again while the caller was looking). Whether it
+ * changed the channel.
+ */
+export async function markChannelSecretsUnreadable(
+  tx: Queryable,
+  id: number,
+  change: { reason: string; currentFingerprint: string; at: Date },
+): Promise<boolean> {
+  const current = `v1.${change.currentFingerprint}.%`
+  const rows = await tx.query<{ id: number | string }>(
+    `UPDATE channels SET status = 'failing', status_reason = $2, updated_at = $3
+      WHERE id = $1 AND deleted_at IS NULL AND status <> 'uninstalled'
+        AND NOT (status = 'failing' AND status_reason IS NOT DISTINCT FROM $2)
+        AND (credentials_encrypted NOT LIKE $4 OR webhook_secret_encrypted NOT LIKE $4)
+      RETURNING id`,
+    [id, change.reason, change.at, current],
+  )
+  return rows.length > 0
+}
+
+/**
+ * How many channels (deleted ones aside) keep a secret sealed under another key than `currentFingerprint`'s, per
+ * fingerprint named (the credentials', else the webhook secret's).
+ */
+export async function countChannelsSealedUnderOtherKeys(
+  db: Queryable,
+  currentFingerprint: string,
+): Promise<{ fingerprint: string; channels: number }[]> {
+  const rows = await db.query<{ fingerprint: string; channels: number | string }>(
+    `SELECT CASE WHEN credentials_encrypted NOT LIKE $1 THEN split_part(credentials_encrypted, '.', 2)
+                 ELSE split_part(webhook_secret_encrypted, '.', 2) END AS fingerprint,
+            count(*) AS channels
+       FROM channels
+      WHERE deleted_at IS NULL AND (credentials_encrypted NOT LIKE $1 OR webhook_secret_encrypted NOT LIKE $1)
+      GROUP BY 1 ORDER BY 1`,
+    [`v1.${currentFingerprint}.%`],
+  )
+  return rows.map((row) => ({ fingerprint: row.fingerprint, channels: Number(row.channels) }))
+}
+
 /** Deletes the channel: its row stays (its orders name it) but nothing finds it or reaches it again. */
 export async function markChannelDeleted(tx: Queryable, id: number, at: Date): Promise<void> {
   await tx.query('UPDATE channels SET deleted_at = $2, updated_at = $2 WHERE id = $1', [id, at])
@@ -390,6 +433,16 @@ export async function updateChannelOrder(tx: Queryable, id: number, change: Chan
   if (change.problem !== undefined) set('problem', change.problem)
   if (change.cancellation !== undefined) set('cancellation', change.cancellation)
   await tx.query(`UPDATE channel_orders SET updated_at = $2${sets.map((s) => `, ${s}`).join('')} WHERE id = $1`, params)
+}
+
+/** The channel's store orders the store cancelled, the latest cancellation first (by when it was recorded). */
+export async function listCancelledOrders(db: Queryable, channelId: number, limit: number): Promise<ChannelOrderRow[]> {
+  const rows = await db.query<StoredOrder>(
+    `SELECT ${ORDER_COLUMNS} FROM channel_orders WHERE channel_id = $1 AND state = 'cancelled'
+      ORDER BY updated_at DESC, id DESC LIMIT $2`,
+    [channelId, limit],
+  )
+  return rows.map(toChannelOrder)
 }
 
 /** The channel's orders waiting as not connected, oldest first. */

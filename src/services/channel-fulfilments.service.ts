@@ -7,7 +7,7 @@ import type { Clock } from '../adapters/clock.ts'
 import type { Database, Queryable } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { AccountScope } from '../domain/account-scope.ts'
-import { openSecret } from '../domain/channels.ts'
+import { openSecret, SealedUnderAnotherKeyError, secretsUnreadableReason } from '../domain/channels.ts'
 import { formatId, parseRequestId } from '../domain/ids.ts'
 import { jobRequest } from '../domain/jobs.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
@@ -31,6 +31,7 @@ import {
   type ListedFulfilment,
   listFulfilments,
   listOverdueFulfilments,
+  markChannelSecretsUnreadable,
   updateChannel,
   updateFulfilment,
 } from '../repositories/channels.repository.ts'
@@ -149,10 +150,21 @@ export interface ChannelFulfilmentsDeps {
   log?: ServiceLogger
 }
 
-/** What one attempt got: the store's fulfilment, or its error (retryable or not). */
+/**
+ * What one attempt got: the store's fulfilment, or its error (retryable or not). `sealedUnderAnotherKey`: the
+ * channel's secrets were sealed under another channel secrets key, so the store was not called (not retryable: only
+ * the merchant's PATCH mends it, then "Try again now").
+ */
 type AttemptOutcome =
   | { ok: true; externalFulfilmentId: string | null }
-  | { ok: false; error: string; status: number | null; retryable: boolean; retryAfterSeconds: number | null }
+  | {
+      ok: false
+      error: string
+      status: number | null
+      retryable: boolean
+      retryAfterSeconds: number | null
+      sealedUnderAnotherKey?: SealedUnderAnotherKeyError
+    }
 
 /** Longest error text kept with an attempt and shown as the channel's status reason. */
 const ERROR_CHARACTERS = 500
@@ -207,6 +219,13 @@ export function createChannelFulfilmentsService(deps: ChannelFulfilmentsDeps): C
         latencyMs,
         result: recorded.status,
         nextAttemptAt: recorded.next?.toISOString() ?? null,
+        // Which keys, for the operator (fingerprints only, never a key or a secret).
+        ...(!outcome.ok && outcome.sealedUnderAnotherKey
+          ? {
+              sealedKeyFingerprint: outcome.sealedUnderAnotherKey.sealedFingerprint,
+              currentKeyFingerprint: outcome.sealedUnderAnotherKey.currentFingerprint,
+            }
+          : {}),
       }
       const message = `fulfilment of ${row.shipmentId} on channel ${line.channelId} attempt ${attempt}/${schedule.length}: ${
         outcome.ok ? 'delivered' : outcome.error
@@ -335,8 +354,24 @@ async function attemptFulfilment(deps: ChannelFulfilmentsDeps, row: ChannelFulfi
   if (!channel || !adapter) {
     return { ok: false, error: 'the channel was deleted', status: null, retryable: false, retryAfterSeconds: null }
   }
+  let credentials: StorefrontCredentials
   try {
-    const credentials = JSON.parse(openSecret(deps.secretsKey, channel.credentialsEncrypted)) as StorefrontCredentials
+    credentials = JSON.parse(openSecret(deps.secretsKey, channel.credentialsEncrypted)) as StorefrontCredentials
+  } catch (error) {
+    // A corrupt value is left to the schedule and the log, as any unexpected error below.
+    if (!(error instanceof SealedUnderAnotherKeyError)) {
+      return { ok: false, error: (error as Error).message, status: null, retryable: true, retryAfterSeconds: null }
+    }
+    return {
+      ok: false,
+      error: `not sent: ${secretsUnreadableReason(channel.type)}, then try again`,
+      status: null,
+      retryable: false,
+      retryAfterSeconds: null,
+      sealedUnderAnotherKey: error,
+    }
+  }
+  try {
     const done = await adapter.fulfil(credentials, row.fulfilment)
     return { ok: true, externalFulfilmentId: done.externalFulfilmentId }
   } catch (error) {
@@ -360,6 +395,15 @@ async function showChannelState(tx: Queryable, channelId: number, outcome: Attem
   if (!channel || channel.status === 'uninstalled') return
   if (outcome.ok) {
     if (channel.status !== 'active') await updateChannel(tx, channelId, { status: 'active', statusReason: null, at })
+    return
+  }
+  if (outcome.sealedUnderAnotherKey) {
+    // The same reason a webhook sets, set once by whichever notices first.
+    await markChannelSecretsUnreadable(tx, channelId, {
+      reason: secretsUnreadableReason(channel.type),
+      currentFingerprint: outcome.sealedUnderAnotherKey.currentFingerprint,
+      at,
+    })
     return
   }
   const reason = `fulfilment failed: ${outcome.error}`.slice(0, ERROR_CHARACTERS)

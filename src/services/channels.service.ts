@@ -19,13 +19,18 @@ import type { Catalogue } from '../domain/catalogue.ts'
 import { matchOrderItems, ORDER_PATHS } from '../domain/catalogue-matching.ts'
 import {
   CHANNEL_LIMITS,
+  CHANNEL_SECRET_FIELDS,
   type ChannelLink,
+  type ChannelSecretField,
   type ChannelStatus,
+  channelKeyFingerprint,
   channelOrderIdempotencyKey,
   mapOrder,
   mappingOutcome,
   openSecret,
+  SealedUnderAnotherKeyError,
   sealSecret,
+  secretsUnreadableReason,
   shopDomainFailure,
 } from '../domain/channels.ts'
 import type { Environment } from '../domain/environment.ts'
@@ -53,6 +58,7 @@ import {
   type ChannelOrderRow,
   type ChannelRow,
   countChannels,
+  countChannelsSealedUnderOtherKeys,
   countLinks,
   deleteLink,
   deleteOldWebhooks,
@@ -62,10 +68,12 @@ import {
   insertChannel,
   insertChannelOrder,
   insertWebhook,
+  listCancelledOrders,
   listChannels,
   listLinks,
   listPendingOrders,
   markChannelDeleted,
+  markChannelSecretsUnreadable,
   markWebhookProcessed,
   updateChannel,
   updateChannelOrder,
@@ -121,6 +129,23 @@ export interface PendingOrderView {
   unlinkedItems: StorefrontLineItem[]
   /** Why the order could not be created when it was last tried (a release tries again); null when it was not tried. */
   problem: string | null
+}
+
+/** A store order the store cancelled, and what printroute made of it (docs/channels.md#store-cancellations). */
+export interface StoreCancellationView {
+  externalOrderId: string
+  /** The store's name of the order (`#1001`); its id when the cancellation came before the order. */
+  name: string
+  /** The printroute order the store order had become; null when none was created. */
+  orderId: string | null
+  /** When the cancellation was recorded. */
+  cancelled: string
+  /**
+   * What the cancel of the printroute order answered: `ord_12: Cancelled`; `ord_12: FailedToCancel (...)` or
+   * `ord_12: ActionNotAvailable (...)` with the order's stage (too far along: it goes on); or `no printroute order
+   * was created`.
+   */
+  answer: string | null
 }
 
 /** What a create request carries (the schema lets through one shape for every type; the service checks per type). */
@@ -188,6 +213,8 @@ export interface ChannelsService {
   listLinks(caller: Caller, channelId: string): Promise<ChannelLinkView[]>
   deleteLink(caller: Caller, channelId: string, linkId: number): Promise<void>
   listPending(caller: Caller, channelId: string): Promise<PendingOrderView[]>
+  /** The store orders the store cancelled, the latest first, each with what the cancel of its order answered. */
+  listCancellations(caller: Caller, channelId: string): Promise<StoreCancellationView[]>
   /** Creates a waiting order now that every item is linked or ignored; ValidationFailed naming those still unlinked. */
   release(caller: Caller, channelId: string, externalOrderId: string): Promise<{ orderId: string }>
   /**
@@ -203,6 +230,11 @@ export interface ChannelsService {
   ): Promise<WebhookReceipt>
   /** The job: maps one kept webhook (a re-run of one already mapped does nothing). */
   mapWebhook(webhookId: number): Promise<void>
+  /**
+   * The channels whose secrets were sealed under another channel secrets key, counted per that key's fingerprint,
+   * with the current key's: what the start of a process tells the operator.
+   */
+  sealedUnderAnotherKey(): Promise<{ currentFingerprint: string; keys: { fingerprint: string; channels: number }[] }>
   /** Retention: deletes mapped webhooks received before `before`; how many. */
   expireWebhooks(before: Date): Promise<number>
 }
@@ -264,11 +296,26 @@ export function createChannelsService(deps: ChannelsDeps): ChannelsService {
         problem: row.problem,
       }))
     },
+    async listCancellations(caller, channelId) {
+      const channel = await callersChannel(context, caller, channelId)
+      const rows = await listCancelledOrders(deps.db, channel.id, CHANNEL_LIMITS.cancellationsPage)
+      return rows.map((row) => ({
+        externalOrderId: row.externalOrderId,
+        name: row.name,
+        orderId: row.orderNumber === null ? null : formatId('ord', row.orderNumber),
+        cancelled: row.updatedAt.toISOString(),
+        answer: row.cancellation,
+      }))
+    },
     release: (caller, channelId, externalOrderId) => releaseOrder(context, caller, channelId, externalOrderId),
     receiveWebhook: (kind, environment, channelId, rawBody, headers) =>
       receiveWebhook(context, { kind, environment, channelId }, rawBody, headers),
     mapWebhook: (webhookId) => mapWebhook(context, webhookId),
     expireWebhooks: (before) => deleteOldWebhooks(deps.db, before, 1000),
+    async sealedUnderAnotherKey() {
+      const currentFingerprint = channelKeyFingerprint(deps.secretsKey)
+      return { currentFingerprint, keys: await countChannelsSealedUnderOtherKeys(deps.db, currentFingerprint) }
+    },
   }
 }
 
@@ -405,40 +452,102 @@ async function updateChannelOf(
   const channel = await callersChannel(context, caller, channelId)
   const approval = approvalOf(input)
   const shippingMethod = shippingMethodOf(input)
-  const key = context.secretsKey
-  const credentials = JSON.parse(openSecret(key, channel.credentialsEncrypted)) as StorefrontCredentials
   const failures: Failures = {}
-  const given = (field: 'name' | 'adminAccessToken' | 'consumerKey' | 'consumerSecret' | 'webhookSecret') => {
+  const given = (field: ChannelSecretField) => {
     const value = input[field]
     if (value === undefined || value === null) return undefined
     if (value.trim() === '') addFailure(failures, field, { code: 'MustNotBeEmptyOrWhitespace', providedValue: value })
     return value.trim()
   }
-  let changedCredentials: StorefrontCredentials = credentials
-  if (credentials.kind === 'shopify') {
-    const token = given('adminAccessToken')
-    if (token) changedCredentials = { ...credentials, adminAccessToken: token }
-  } else {
-    const consumerKey = given('consumerKey') ?? credentials.consumerKey
-    const consumerSecret = given('consumerSecret') ?? credentials.consumerSecret
-    changedCredentials = { ...credentials, consumerKey, consumerSecret }
+  const secrets: Partial<Record<ChannelSecretField, string>> = {}
+  for (const field of CHANNEL_SECRET_FIELDS[channel.type]) {
+    const value = given(field)
+    if (value) secrets[field] = value
   }
-  const webhookSecret = given('webhookSecret')
   if (Object.keys(failures).length > 0) throw validationFailed(failures)
-  const secretsChanged = changedCredentials !== credentials || webhookSecret !== undefined
+  const sealed = sealedSecretsOf(context, channel, secrets)
+  const secretsChanged = sealed.credentialsEncrypted !== undefined || sealed.webhookSecretEncrypted !== undefined
   await updateChannel(context.db, channel.id, {
     ...(input.name === undefined ? {} : { name: input.name }),
     ...(approval === undefined ? {} : { approval }),
     ...(shippingMethod === undefined ? {} : { shippingMethod }),
-    ...(changedCredentials === credentials
-      ? {}
-      : { credentialsEncrypted: sealSecret(key, JSON.stringify(changedCredentials)) }),
-    ...(webhookSecret === undefined ? {} : { webhookSecretEncrypted: sealSecret(key, webhookSecret) }),
+    ...sealed,
     // New secrets are a new start: the store is tried again as if it had never failed.
     ...(secretsChanged ? { status: 'active' as const, statusReason: null } : {}),
     at: context.clock.now(),
   })
   return toChannelView(context, (await findChannel(context.db, channel.id)) as ChannelRow)
+}
+
+/**
+ * The sealed values a PATCH's secrets make, sealed under the current key: the credentials when any of theirs is
+ * given, the webhook secret when it is. The stored values are opened only for what the PATCH leaves out, so a PATCH
+ * that gives every secret of the channel's type works whatever key the old ones were sealed under (the way out after
+ * a change of the channel secrets key). One that leaves out a secret stored under another key is ValidationFailed
+ * naming each secret it must give as well; nothing is changed. The store's address is the channel's own (its row).
+ */
+function sealedSecretsOf(
+  context: ChannelsContext,
+  channel: ChannelRow,
+  secrets: Partial<Record<ChannelSecretField, string>>,
+): { credentialsEncrypted?: string; webhookSecretEncrypted?: string } {
+  const key = context.secretsKey
+  const credentialFields = CHANNEL_SECRET_FIELDS[channel.type].filter((field) => field !== 'webhookSecret')
+  const readable = (sealed: string): boolean => {
+    try {
+      openSecret(key, sealed)
+      return true
+    } catch (error) {
+      if (error instanceof SealedUnderAnotherKeyError) return false
+      throw error
+    }
+  }
+  // What the PATCH leaves out is read from the stored values: it must be readable under the current key.
+  const credentialsNeeded = credentialFields.some((field) => secrets[field] === undefined)
+  const credentialsChanged = credentialFields.some((field) => secrets[field] !== undefined)
+  const missing: ChannelSecretField[] = []
+  if (credentialsNeeded && !readable(channel.credentialsEncrypted)) {
+    missing.push(...credentialFields.filter((field) => secrets[field] === undefined))
+  }
+  if (secrets.webhookSecret === undefined && !readable(channel.webhookSecretEncrypted)) missing.push('webhookSecret')
+  if (missing.length > 0) {
+    const failures: Failures = {}
+    for (const field of missing) {
+      addFailure(failures, field, {
+        code: 'Required',
+        providedValue: null,
+        comparisonValue:
+          'the stored value was sealed under another channel secrets key and cannot be read: give it again',
+      })
+    }
+    throw validationFailed(
+      failures,
+      `The channel secrets key changed, so channel ${formatId('chn', channel.id)}'s stored secrets cannot be read; ` +
+        `give all of them again (${CHANNEL_SECRET_FIELDS[channel.type].join(', ')})`,
+    )
+  }
+  const sealed: { credentialsEncrypted?: string; webhookSecretEncrypted?: string } = {}
+  if (credentialsChanged) {
+    const old = credentialsNeeded
+      ? (JSON.parse(openSecret(key, channel.credentialsEncrypted)) as StorefrontCredentials)
+      : undefined
+    const credentials: StorefrontCredentials =
+      channel.type === 'shopify'
+        ? {
+            kind: 'shopify',
+            shopDomain: channel.store,
+            adminAccessToken: secrets.adminAccessToken ?? (old?.kind === 'shopify' ? old.adminAccessToken : ''),
+          }
+        : {
+            kind: 'woocommerce',
+            storeUrl: channel.store,
+            consumerKey: secrets.consumerKey ?? (old?.kind === 'woocommerce' ? old.consumerKey : ''),
+            consumerSecret: secrets.consumerSecret ?? (old?.kind === 'woocommerce' ? old.consumerSecret : ''),
+          }
+    sealed.credentialsEncrypted = sealSecret(key, JSON.stringify(credentials))
+  }
+  if (secrets.webhookSecret !== undefined) sealed.webhookSecretEncrypted = sealSecret(key, secrets.webhookSecret)
+  return sealed
 }
 
 // --- links ----------------------------------------------------------------------------------------------------
@@ -554,7 +663,7 @@ async function receiveWebhook(
   if (!channel || channel.type !== kind || channel.environment !== environment || !adapter) {
     throw new ServiceError('EntityNotFound', `Channel ${channelId} of type ${kind} was not found`)
   }
-  const secret = openSecret(context.secretsKey, channel.webhookSecretEncrypted)
+  const secret = await openWebhookSecret(context, channel)
   if (!adapter.verifyWebhook(rawBody, headers, secret)) {
     context.log.warn(
       { step: 'channel-webhook', channelId: formatId('chn', channel.id) },
@@ -577,6 +686,42 @@ async function receiveWebhook(
     await context.jobs.enqueue(tx, [jobRequest('map-channel-webhook', { webhookId: id })])
     return 'accepted'
   })
+}
+
+/**
+ * The channel's webhook secret. Sealed under another key (the channel secrets key changed): the signature cannot be
+ * checked, so nothing is read or stored; the answer is 503, which the store retries later, while the channel shows
+ * failing until the merchant gives its secrets again (PATCH). Whether the request was signed cannot be told either,
+ * so an unsigned one gets the same answer.
+ */
+async function openWebhookSecret(context: ChannelsContext, channel: ChannelRow): Promise<string> {
+  try {
+    return openSecret(context.secretsKey, channel.webhookSecretEncrypted)
+  } catch (error) {
+    if (!(error instanceof SealedUnderAnotherKeyError)) throw error
+    const channelId = formatId('chn', channel.id)
+    context.log.warn(
+      {
+        step: 'channel-webhook',
+        channelId,
+        sealedKeyFingerprint: error.sealedFingerprint,
+        currentKeyFingerprint: error.currentFingerprint,
+      },
+      `webhook for channel ${channelId} answered 503: its secrets were sealed under the channel secrets key ` +
+        `${error.sealedFingerprint}, not the current ${error.currentFingerprint}; the merchant must enter them again`,
+    )
+    await markChannelSecretsUnreadable(context.db, channel.id, {
+      reason: secretsUnreadableReason(channel.type),
+      currentFingerprint: error.currentFingerprint,
+      at: context.clock.now(),
+    })
+    throw new ServiceError(
+      'ServiceUnavailable',
+      `Channel ${channelId} cannot check this webhook: the channel secrets key changed, so its stored secrets must ` +
+        'be entered again; send the webhook again later',
+      { channelId, reason: 'ChannelSecretsUnreadable' },
+    )
+  }
 }
 
 async function mapWebhook(context: ChannelsContext, webhookId: number): Promise<void> {
@@ -794,7 +939,12 @@ async function cancelStoreOrder(
     const orderId = formatId('ord', row.orderNumber)
     try {
       const result = await context.orderActions.cancel(await channelCaller(context, channel), orderId)
-      answer = `${orderId}: ${result.outcome}`
+      // A refusal says how far the order had gone, so the merchant sees why it goes on.
+      const stage = (JSON.parse(result.orderJson) as { status?: { stage?: string } }).status?.stage
+      answer =
+        result.outcome === 'Cancelled'
+          ? `${orderId}: Cancelled`
+          : `${orderId}: ${result.outcome} (stage ${stage ?? 'unknown'}: too far along to cancel; it goes on)`
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error
       answer = `${orderId}: ${error.outcome}: ${error.message}`

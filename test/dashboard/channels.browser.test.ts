@@ -127,7 +127,7 @@ for (const kind of databases) {
 
       await page.goto(`${h.urls.sandbox}/dashboard/channels`)
       const row = page.getByRole('row', { name: new RegExp(channelId) })
-      assert.match(await row.innerText(), /Shopify[\s\S]*dashboard-test\.myshopify\.com[\s\S]*active/)
+      assert.match(await row.innerText(), /Shopify[\s\S]*dashboard-test\.myshopify\.com[\s\S]*Active/)
       await screenshotForDocs(page, 'channels')
     })
 

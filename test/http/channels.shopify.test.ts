@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import { parseId } from '../../src/domain/ids.ts'
+import { sessionCookieName } from '../../src/domain/session-cookie.ts'
 import { type ChannelHarness, startChannelHarness } from '../support/channel-harness.ts'
 import type { ImageServer } from '../support/image-server.ts'
 import type { PipelineDriver } from '../support/pipeline-driver.ts'
@@ -221,6 +222,73 @@ for (const kind of databases) {
       assert.match(cancelled?.cancellation ?? '', /Cancelled/)
       const order = json(await t.live({ method: 'GET', url: `/v4.0/orders/ord_${created?.orderId}` })).order
       assert.equal(order.status.stage, 'Cancelled')
+    })
+
+    test('a store cancellation of an order that has shipped records the refusal and changes nothing else', async () => {
+      // Order 5001 shipped above, and its fulfilment was told to the store.
+      const row = await channelOrder('5001')
+      const orderId = `ord_${row?.orderId}`
+      const before = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+      const ordersBefore = await t.database.db.query('SELECT id FROM orders')
+      const fulfilmentsBefore = await t.database.db.query('SELECT id, status, attempts FROM channel_fulfilments')
+      t.clock.advanceSeconds(60)
+      await webhook(storeOrder('5001', '#1001', true), 'orders/cancelled', 'wh-cancel-late')
+      await mapWebhooks()
+      const cancelled = await channelOrder('5001')
+      assert.equal(cancelled?.state, 'cancelled')
+      assert.equal(cancelled?.orderId, row?.orderId)
+      assert.match(
+        cancelled?.cancellation ?? '',
+        new RegExp(`^${orderId}: ActionNotAvailable \\(stage \\w+: too far along`),
+      )
+      const after = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+      assert.notEqual(after.status.stage, 'Cancelled')
+      assert.deepEqual(after.status, before.status)
+      assert.deepEqual(after.shipments, before.shipments)
+      assert.deepEqual(after.charges, before.charges)
+      assert.equal((await t.database.db.query('SELECT id FROM orders')).length, ordersBefore.length)
+      assert.deepEqual(
+        await t.database.db.query('SELECT id, status, attempts FROM channel_fulfilments'),
+        fulfilmentsBefore,
+      )
+      assert.equal(shopify.fulfilments.length, 1, 'nothing more told to the store')
+      // The same cancellation delivered again (a new webhook id) asks nothing twice.
+      await webhook(storeOrder('5001', '#1001', true), 'orders/cancelled', 'wh-cancel-late-2')
+      await mapWebhooks()
+      assert.equal((await channelOrder('5001'))?.cancellation, cancelled?.cancellation)
+    })
+
+    test("the store's cancellations are listed with what each answered, in the API and on the channel's page", async () => {
+      const listed = await t.live({ method: 'GET', url: `/v4.0/channels/${channelId}/cancellations` })
+      assert.equal(listed.statusCode, 200, listed.body)
+      const { cancellations } = json(listed)
+      assert.deepEqual(
+        cancellations.map((c: any) => [c.externalOrderId, c.name, /^ord_\d+$/.test(c.orderId)]),
+        [
+          ['5001', '#1001', true],
+          ['5002', '#1002', true],
+        ],
+      )
+      assert.match(cancellations[0].answer, /ActionNotAvailable \(stage/)
+      assert.match(cancellations[1].answer, /: Cancelled$/)
+      assert.ok(!Number.isNaN(Date.parse(cancellations[0].cancelled)))
+      const signedIn = await t.app.services.sessions.signIn(t.account.liveKey, 'live')
+      assert.ok(signedIn.signedIn)
+      const page = await t.live(
+        {
+          method: 'GET',
+          url: `/dashboard/channels/${channelId}`,
+          headers: { cookie: `${sessionCookieName('live')}=${signedIn.token}` },
+        },
+        null,
+      )
+      assert.equal(page.statusCode, 200, page.body)
+      const section = page.body.split('id="cancellations-heading"')[1]?.split('</section>')[0] ?? ''
+      const late = section.split('data-cancellation="5001"')[1]?.split('</tr>')[0] ?? ''
+      assert.match(late, /#1001/)
+      assert.match(late, /class="failing">ord_\d+: ActionNotAvailable/)
+      const done = section.split('data-cancellation="5002"')[1]?.split('</tr>')[0] ?? ''
+      assert.match(done, /<td data-label="What printroute answered">ord_\d+: Cancelled<\/td>/)
     })
 
     test('a body over 1 MiB is 413, and the other environment or another store type is 404; nothing is stored', async () => {

@@ -1,12 +1,14 @@
 // The SQL of storefront channels (repositories/channels.repository.ts, migration 0043) on every configured database:
 // one live channel per store and environment (a deleted one frees it), channels read only in their scope, a link
 // replaced by a new one of the same variant, each store order and each webhook delivery id kept once, the pending
-// listing, the fulfilment outbox's one row per shipment with its attempts, and retention of mapped webhooks only.
+// listing, the store's cancellations (latest first), secrets sealed under another key counted and shown failing once,
+// the fulfilment outbox's one row per shipment with its attempts, and retention of mapped webhooks only.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { parseId } from '../../src/domain/ids.ts'
 import type { StorefrontOrder } from '../../src/domain/storefronts.ts'
 import {
+  countChannelsSealedUnderOtherKeys,
   deleteOldWebhooks,
   findChannel,
   findChannelOrder,
@@ -16,12 +18,14 @@ import {
   insertFulfilment,
   insertFulfilmentAttempt,
   insertWebhook,
+  listCancelledOrders,
   listChannelsAcrossAccounts,
   listFulfilments,
   listLinks,
   listOverdueFulfilments,
   listPendingOrders,
   markChannelDeleted,
+  markChannelSecretsUnreadable,
   markWebhookProcessed,
   updateChannel,
   updateChannelOrder,
@@ -75,6 +79,68 @@ for (const kind of databases) {
       await markChannelDeleted(t.database.db, first.id, t.clock.now())
       assert.equal(await findChannel(t.database.db, first.id), undefined)
       assert.ok(await newChannel('a.myshopify.com'))
+    })
+
+    test('secrets sealed under another key: counted per fingerprint, and the channel marked failing once', async () => {
+      const channel = await newChannel('sealed-elsewhere.myshopify.com')
+      assert.ok(channel)
+      const counted = await countChannelsSealedUnderOtherKeys(t.database.db, 'current1')
+      assert.ok(counted.some((row) => row.fingerprint === 'x' && row.channels >= 1))
+      const change = { reason: 'enter them again', currentFingerprint: 'current1', at: t.clock.now() }
+      assert.equal(await markChannelSecretsUnreadable(t.database.db, channel.id, change), true)
+      assert.equal(await markChannelSecretsUnreadable(t.database.db, channel.id, change), false, 'once')
+      const marked = await findChannel(t.database.db, channel.id)
+      assert.equal(marked?.status, 'failing')
+      assert.equal(marked?.statusReason, 'enter them again')
+      // Sealed under the current key by now (a PATCH in between): left alone.
+      await updateChannel(t.database.db, channel.id, {
+        credentialsEncrypted: 'v1.current1.a',
+        webhookSecretEncrypted: 'v1.current1.b',
+        status: 'active',
+        statusReason: null,
+        at: t.clock.now(),
+      })
+      assert.equal(await markChannelSecretsUnreadable(t.database.db, channel.id, change), false)
+      assert.equal((await findChannel(t.database.db, channel.id))?.status, 'active')
+      const after = await countChannelsSealedUnderOtherKeys(t.database.db, 'current1')
+      assert.equal(
+        after.reduce((sum, row) => sum + row.channels, 0),
+        counted.reduce((sum, row) => sum + row.channels, 0) - 1,
+      )
+    })
+
+    test('cancelled store orders are listed, the latest cancellation first', async () => {
+      const channel = await newChannel('cancellations.myshopify.com')
+      assert.ok(channel)
+      const at = (seconds: number) => new Date(t.clock.now().getTime() + seconds * 1000)
+      for (const id of ['c1', 'c2', 'c3']) {
+        await insertChannelOrder(t.database.db, {
+          channelId: channel.id,
+          rawOrder: order(id),
+          state: 'notConnected',
+          at: at(0),
+        })
+      }
+      const rowOf = async (id: string) => (await findChannelOrder(t.database.db, channel.id, id))?.id as number
+      await updateChannelOrder(t.database.db, await rowOf('c2'), {
+        state: 'cancelled',
+        cancellation: 'first',
+        at: at(10),
+      })
+      await updateChannelOrder(t.database.db, await rowOf('c1'), {
+        state: 'cancelled',
+        cancellation: 'second',
+        at: at(20),
+      })
+      const listed = await listCancelledOrders(t.database.db, channel.id, 10)
+      assert.deepEqual(
+        listed.map((row) => [row.externalOrderId, row.cancellation]),
+        [
+          ['c1', 'second'],
+          ['c2', 'first'],
+        ],
+      )
+      assert.equal((await listCancelledOrders(t.database.db, channel.id, 1)).length, 1)
     })
 
     test("a channel's approval: automatic by default, stored and changed with its delay", async () => {

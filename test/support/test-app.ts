@@ -108,6 +108,8 @@ export interface TestAppOptions {
   shopifyApiUrl?: string
   /** The storefront fulfilment outbox's attempt delays (tests use short ones). */
   channelRetryScheduleSeconds?: readonly number[]
+  /** The key channels' secrets are sealed under (`--channel-secrets-key`): one kept in the database when absent. */
+  channelSecretsKey?: string
   /** The card payment gateway (a Stripe gateway on a stand-in): none by default, the simulated provider's page. */
   paymentGateway?: ApplicationOptions['paymentGateway']
 }
@@ -148,6 +150,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.claimAutoResolveDays ? { claimAutoResolveDays: options.claimAutoResolveDays } : {}),
     ...(options.missingParcelReprintDays ? { missingParcelReprintDays: options.missingParcelReprintDays } : {}),
     ...(options.shopifyApiUrl ? { shopifyApiUrl: options.shopifyApiUrl } : {}),
+    ...(options.channelSecretsKey ? { channelSecretsKey: options.channelSecretsKey } : {}),
     ...(options.paymentGateway ? { paymentGateway: options.paymentGateway } : {}),
     ...(options.channelRetryScheduleSeconds
       ? { channelRetryScheduleSeconds: options.channelRetryScheduleSeconds }

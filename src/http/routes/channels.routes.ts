@@ -9,6 +9,7 @@
 //   DELETE /v4.0/channels/{id}/links/{linkId}               deletes a link;
 //   GET    /v4.0/channels/{id}/pending                      store orders waiting as "not connected";
 //   POST   /v4.0/channels/{id}/pending/{externalOrderId}/release  creates a waiting order once all is linked;
+//   GET    /v4.0/channels/{id}/cancellations            store orders the store cancelled, with what the cancel answered;
 //   GET    /v4.0/channels/{id}/fulfilments                  shipments told to the store, newest first, with attempts;
 //   POST   /v4.0/channels/{id}/fulfilments/{fulfilmentId}/retry  a fulfilment not yet delivered tried again now;
 // and, without a key, the stores' webhooks: POST /channels/v1/{id}/{type} (signed by the store, raw body).
@@ -41,6 +42,7 @@ import {
   PendingOrderParamsSchema,
   ReleasedOrderResponseSchema,
   RetriedFulfilmentResponseSchema,
+  StoreCancellationListResponseSchema,
   UpdateChannelBodySchema,
   UpdatedChannelResponseSchema,
 } from '../schemas/channels.schema.ts'
@@ -126,6 +128,10 @@ function registerChannelCrud(app: FastifyInstance, channels: ChannelsService): v
         operationId: 'updateChannel',
         tags,
         summary: 'Rename a channel or give it new secrets (which make a failing channel active again)',
+        description:
+          'After a change of the channel secrets key the stored secrets cannot be read: a PATCH must give every ' +
+          "secret of the channel's type (Shopify: adminAccessToken, webhookSecret; WooCommerce: consumerKey, " +
+          'consumerSecret, webhookSecret), else it is 400 ValidationFailed naming each one missing.',
         params: ChannelIdParamsSchema,
         body: UpdateChannelBodySchema,
         response: { 200: UpdatedChannelResponseSchema, ...ErrorResponses },
@@ -227,6 +233,23 @@ function registerPendingRoutes(app: FastifyInstance, channels: ChannelsService):
     async (request) =>
       outcomeReply(request, 'Ok', { orders: await channels.listPending(request.caller, request.params.channelId) }),
   )
+  api.get(
+    '/channels/:channelId/cancellations',
+    {
+      config: { scope: 'orders:read' },
+      schema: {
+        operationId: 'listChannelStoreCancellations',
+        tags,
+        summary: `Store orders the store cancelled, each with what cancelling its printroute order answered (the latest ${CHANNEL_LIMITS.cancellationsPage})`,
+        params: ChannelIdParamsSchema,
+        response: { 200: StoreCancellationListResponseSchema, ...ErrorResponses },
+      },
+    },
+    async (request) =>
+      outcomeReply(request, 'Ok', {
+        cancellations: await channels.listCancellations(request.caller, request.params.channelId),
+      }),
+  )
   api.post(
     '/channels/:channelId/pending/:externalOrderId/release',
     {
@@ -300,7 +323,8 @@ function registerFulfilmentRoutes(app: FastifyInstance, fulfilments: ChannelFulf
 /**
  * The stores' webhooks, on each environment's port without a key: the raw body (any content type, at most
  * CHANNEL_LIMITS.webhookBodyBytes) is what the store signed. 200 once kept (or dropped as a redelivery), 401 for a
- * wrong signature, 404 for no such channel.
+ * wrong signature, 404 for no such channel, 503 while the channel's webhook secret was sealed under another channel
+ * secrets key (the store sends it again later).
  */
 async function registerChannelWebhookRoutes(
   app: FastifyInstance,

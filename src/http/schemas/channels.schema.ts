@@ -54,7 +54,7 @@ export const ChannelSchema = named(
     storeUrl: Type.Optional(Type.String({ description: "WooCommerce: the store's address." })),
     status: StringEnum(
       CHANNEL_STATUSES,
-      'active; failing: the store refused the last fulfilment (statusReason says why); uninstalled: the app was removed.',
+      'active; failing: the store refused the last fulfilment, or the channel secrets key changed and the secrets must be given again with PATCH (statusReason says which); uninstalled: the app was removed.',
     ),
     statusReason: Nullable(Type.String()),
     hasAdminAccessToken: Type.Optional(Type.Boolean({ description: 'Shopify: the token is stored (never shown).' })),
@@ -184,6 +184,24 @@ export const PendingOrderSchema = named(
   }),
 )
 
+export const StoreCancellationSchema = named(
+  'ChannelStoreCancellation',
+  Type.Object({
+    externalOrderId: Type.String(),
+    name: Type.String({ description: "The store's name of the order; its id when the cancellation came first." }),
+    orderId: Nullable(Type.String({ description: 'The printroute order it had become; null when none was created.' })),
+    cancelled: Type.String({ description: 'When the cancellation was recorded.' }),
+    answer: Nullable(
+      Type.String({
+        description:
+          'What cancelling the printroute order answered: `ord_12: Cancelled`; `ord_12: FailedToCancel (...)` or ' +
+          '`ord_12: ActionNotAvailable (...)` with its stage (too far along: it goes on); or ' +
+          '`no printroute order was created`.',
+      }),
+    ),
+  }),
+)
+
 export const ChannelListResponseSchema = outcomeResponse('ChannelListResponse', OkOutcome, {
   channels: Type.Array(ChannelSchema),
 })
@@ -218,6 +236,9 @@ export const DeletedChannelLinkResponseSchema = outcomeResponse(
 )
 export const PendingOrderListResponseSchema = outcomeResponse('ChannelPendingOrderListResponse', OkOutcome, {
   orders: Type.Array(PendingOrderSchema),
+})
+export const StoreCancellationListResponseSchema = outcomeResponse('ChannelStoreCancellationListResponse', OkOutcome, {
+  cancellations: Type.Array(StoreCancellationSchema),
 })
 export const ReleasedOrderResponseSchema = outcomeResponse(
   'ChannelReleasedOrderResponse',

@@ -114,10 +114,14 @@ export const DASHBOARD_USES = {
   readChannels: { scope: 'account:read', routes: ['GET /v4.0/channels'] },
   /** The Channels page's forms: connect a store, delete a channel. */
   manageChannels: { scope: 'account:manage', routes: ['POST /v4.0/channels', 'DELETE /v4.0/channels/:channelId'] },
-  /** A channel's links and its orders waiting as not connected. */
+  /** A channel's links, its orders waiting as not connected and the store's cancellations. */
   readChannelOrders: {
     scope: 'orders:read',
-    routes: ['GET /v4.0/channels/:channelId/links', 'GET /v4.0/channels/:channelId/pending'],
+    routes: [
+      'GET /v4.0/channels/:channelId/links',
+      'GET /v4.0/channels/:channelId/pending',
+      'GET /v4.0/channels/:channelId/cancellations',
+    ],
   },
   /** Adding and deleting a channel's links, releasing a waiting order. */
   changeChannelOrders: {

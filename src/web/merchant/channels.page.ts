@@ -1,7 +1,7 @@
 // The Channels page (docs/dashboard.md#channels-dashboardchannels): the account's storefront channels with their
 // status and webhook URL, the forms that connect a Shopify or a WooCommerce store (with the steps in the store's
 // admin, its approval and shipping method), and each channel's page: its orders waiting as not connected with a
-// Release button, the shipments told to the store (a failing one with Try again now), its links (several print areas
+// Release button, the orders the store cancelled with what cancelling them answered, the shipments told to the store (a failing one with Try again now), its links (several print areas
 // each), its settings and secrets changed (PATCH), Delete.
 // Everything goes through /v4.0/channels (docs/channels.md), so the page can do nothing a client of the API cannot.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -79,6 +79,14 @@ interface PendingOrder {
   problem: string | null
 }
 
+interface StoreCancellation {
+  externalOrderId: string
+  name: string
+  orderId: string | null
+  cancelled: string
+  answer: string | null
+}
+
 /** The fields of each create form: the API's name and the label shown. */
 const STORE_FIELDS = {
   shopify: [
@@ -108,9 +116,18 @@ function channelPath(id: string, rest = ''): string {
   return `${CHANNELS_PATH}/${encodeURIComponent(id)}${rest}`
 }
 
-/** The status, and when failing the store's last answer. */
+/** Each channel status's badge: its words and colour (the words say it; the colour only repeats them). */
+const STATUS_BADGES: Record<string, { words: string; badge: string }> = {
+  active: { words: 'Active', badge: 'badge-ok' },
+  failing: { words: 'Failing', badge: 'badge-error' },
+  uninstalled: { words: 'Uninstalled', badge: 'badge-cancelled' },
+}
+
+/** The status, and when failing why: the store's last answer, or the secrets to enter again. */
 function statusCell(channel: Channel): Html {
-  return html`${stateBadge(channel.status)}${channel.statusReason ? html` <span class="muted">${channel.statusReason}</span>` : ''}`
+  const known = STATUS_BADGES[channel.status]
+  const badge = known ? html`<span class="badge ${known.badge}">${known.words}</span>` : stateBadge(channel.status)
+  return html`${badge}${channel.statusReason ? html` <span class="${channel.status === 'failing' ? 'failing' : 'muted'}" data-status-reason>${channel.statusReason}</span>` : ''}`
 }
 
 function channelsTable(channels: Channel[]): Html {
@@ -446,7 +463,7 @@ function editForm(channel: Channel, csrfToken: string, values: FormValues, error
 <input id="edit-name" name="name" type="text" value="${formValue(values, 'name')}"${invalidAttributes(errors, 'edit-name')}>${fieldMessages(errors, 'edit-name')}</div>
 ${settingsFields('edit', values, errors)}
 <fieldset><legend>New secrets</legend>
-<p class="muted small">Only to rotate them, or after the channel secrets key changed: leave a field blank to keep what is stored. New secrets make a failing channel active again.</p>
+<p class="muted small">To rotate a secret, type the new one and leave the others blank to keep what is stored. After the channel secrets key changed (the status says so), what is stored cannot be read: type every secret again. New secrets make a failing channel active again.</p>
 ${EDIT_SECRETS[channel.type].map(
   ([field, label]) => html`<div class="field"><label for="edit-${field}">${label}</label>
 <input id="edit-${field}" name="${field}" type="password" autocomplete="off" value=""${invalidAttributes(errors, `edit-${field}`)}>${fieldMessages(errors, `edit-${field}`)}</div>`,
@@ -469,6 +486,23 @@ ${mayChange ? html`<form method="post" action="${channelPath(channelId, `/pendin
   )}`
 }
 
+/** The store's cancellations, each with what cancelling its printroute order answered (a refusal stands out). */
+function cancellationsTable(cancellations: StoreCancellation[]): Html {
+  if (cancellations.length === 0) return html`<p class="muted">The store has cancelled no order.</p>`
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="cancellations-caption"><table class="phone-cards">
+<caption id="cancellations-caption" class="visually-hidden">Store cancellations</caption>
+<thead><tr><th scope="col">Store order</th><th scope="col">Order</th><th scope="col">Cancelled</th><th scope="col">What printroute answered</th></tr></thead>
+<tbody>${cancellations.map((cancellation) => {
+    const refused = cancellation.answer !== null && /: (?!Cancelled$)/.test(cancellation.answer)
+    return html`<tr data-cancellation="${cancellation.externalOrderId}">
+<th scope="row" data-label="Store order">${cancellation.name}</th>
+<td data-label="Order">${cancellation.orderId ? html`<a href="${DASHBOARD_PATH}/orders/${encodeURIComponent(cancellation.orderId)}">${cancellation.orderId}</a>` : html`<span class="muted">none</span>`}</td>
+<td data-label="Cancelled">${formatTime(cancellation.cancelled)}</td>
+<td data-label="What printroute answered"${refused ? html` class="failing"` : ''}>${cancellation.answer ?? ''}</td>
+</tr>`
+  })}</tbody></table></div>`
+}
+
 interface ChannelFormState {
   /** Which form was sent: the link form or the edit form. */
   form: 'link' | 'edit'
@@ -483,13 +517,14 @@ async function channelContent(request: FastifyRequest, channel: Channel, form?: 
   const mayRead = mayUse(caller.scopes, 'readChannelOrders')
   const mayChange = mayUse(caller.scopes, 'changeChannelOrders')
   const mayManage = mayUse(caller.scopes, 'manageChannels')
-  const [links, pending, fulfilments] = mayRead
+  const [links, pending, fulfilments, cancellations] = mayRead
     ? await Promise.all([
         api.get<{ links: Link[] }>(`/channels/${id}/links`),
         api.get<{ orders: PendingOrder[] }>(`/channels/${id}/pending`),
         api.get<{ fulfilments: Fulfilment[] }>(`/channels/${id}/fulfilments?top=20`),
+        api.get<{ cancellations: StoreCancellation[] }>(`/channels/${id}/cancellations`),
       ])
-    : [undefined, undefined, undefined]
+    : [undefined, undefined, undefined, undefined]
   const linkErrors = form?.form === 'link' && form.refused ? fieldErrors(form.refused, linkTarget) : NO_ERRORS
   const editErrors =
     form?.form === 'edit' && form.refused ? fieldErrors(form.refused, editTarget(channel.type)) : NO_ERRORS
@@ -506,6 +541,9 @@ ${form?.form === 'edit' && form.refused ? errorSummary(form.refused, editErrors,
 <section aria-labelledby="pending-heading"><h2 id="pending-heading">Not connected orders</h2>
 <p class="muted">Store orders with an item no link maps yet. Link or ignore each item below, then release the order.</p>
 ${pending?.ok ? pendingList(channel.id, pending.body.orders, csrfToken, mayChange) : scopeMissing('readChannelOrders')}</section>
+<section aria-labelledby="cancellations-heading"><h2 id="cancellations-heading">Store cancellations</h2>
+<p class="muted">Orders the store cancelled, the latest first. An order too far along to cancel goes on, and says so here.</p>
+${cancellations?.ok ? cancellationsTable(cancellations.body.cancellations) : scopeMissing('readChannelOrders')}</section>
 <section aria-labelledby="fulfilments-heading"><h2 id="fulfilments-heading">Shipments told to the store</h2>
 <p class="muted">The latest 20, newest first. A store that refuses or cannot be reached is tried again by itself; a failing one can be tried again now.</p>
 ${fulfilments?.ok ? fulfilmentsTable(channel.id, fulfilments.body.fulfilments, csrfToken, mayChange) : scopeMissing('readChannelOrders')}</section>
