@@ -10,12 +10,12 @@
 // and the baseline's requests go through Fastify's inject one at a time. The upload (POST /v4.0/orders/imports) is
 // timed too.
 //
-// Memory, sampled every 20 ms while a phase runs, and read after a full garbage collection before and after it:
-// RSS (the whole process), the V8 heap used (the importer's own objects: the rows, the results not yet recorded,
-// the references seen), and external / arrayBuffers (Buffers, and PGlite's WebAssembly memory, which is where
-// PGlite keeps the database: it grows with the orders it holds, on PostgreSQL it is the server's). The importer's
-// memory is bounded when the heap retained after the import (after a GC) and its sampled peak do not grow with the
-// rows; the PGlite database's memory is expected to.
+// Memory, sampled every 20 ms while a phase runs, read after a forced full garbage collection every second while
+// it runs (its time left out of the phase's), and before and after it: RSS (the whole process), the V8 heap used
+// (the importer's own objects: the rows, the results not yet recorded, the references seen), and external /
+// arrayBuffers (Buffers, and PGlite's WebAssembly memory, which is where PGlite keeps the database: it grows with the
+// orders it holds; on PostgreSQL the data is the server's). The importer's memory is bounded when its live heap (the
+// samples after a GC) does not grow with the rows; the PGlite database's memory is expected to.
 //
 // BENCH_PROFILE=DIR writes a CPU profile of each run's import and baseline phases to DIR (node:inspector), for
 // scripts or Chrome's DevTools.
@@ -41,6 +41,8 @@ const BASELINE = process.env.BENCH_BASELINE !== '0'
 const BACKENDS = (process.env.BENCH_BACKENDS ?? 'pglite,postgres').split(',') as Kind[]
 const PROFILE_DIR = process.env.BENCH_PROFILE || null
 const WARMUP_ORDERS = Number(process.env.BENCH_WARMUP_ORDERS ?? 200)
+/** How often a phase's live memory is read after a forced full GC (its time is left out of the phase's). */
+const LIVE_SAMPLE_MS = 1000
 const POSTGRES_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test'
 
 type Kind = 'pglite' | 'postgres'
@@ -75,8 +77,12 @@ type Statements = Record<string, { calls: number; ms: number }>
 
 /** A phase: its time, the peaks sampled while it ran, the memory after a GC before and after it, its statements. */
 interface Phase {
+  /** Without the forced GCs of the live samples. */
   seconds: number
   peak: Memory
+  /** The highest of the samples read just after a forced full GC, every LIVE_SAMPLE_MS: what the phase holds. */
+  live: Memory
+  liveSamples: number
   before: Memory
   after: Memory
   statements: Statements
@@ -158,6 +164,19 @@ async function measured(
     peak.external = Math.max(peak.external, now.external)
     peak.arrayBuffers = Math.max(peak.arrayBuffers, now.arrayBuffers)
   }
+  const live = { ...before }
+  let liveSamples = 0
+  let gcMs = 0
+  const sampleLive = () => {
+    const started = performance.now()
+    const now = settledMemory()
+    gcMs += performance.now() - started
+    liveSamples += 1
+    live.rss = Math.max(live.rss, now.rss)
+    live.heapUsed = Math.max(live.heapUsed, now.heapUsed)
+    live.external = Math.max(live.external, now.external)
+    live.arrayBuffers = Math.max(live.arrayBuffers, now.arrayBuffers)
+  }
   const session = profile ? new Session() : null
   if (session) {
     session.connect()
@@ -165,6 +184,7 @@ async function measured(
     await session.post('Profiler.start')
   }
   const timer = setInterval(sample, 20)
+  const liveTimer = setInterval(sampleLive, LIVE_SAMPLE_MS)
   counter.current = statements
   const started = performance.now()
   try {
@@ -172,15 +192,16 @@ async function measured(
     sample()
   } finally {
     clearInterval(timer)
+    clearInterval(liveTimer)
     counter.current = {}
   }
-  const seconds = (performance.now() - started) / 1000
+  const seconds = (performance.now() - started - gcMs) / 1000
   if (session && profile) {
     const { profile: taken } = await session.post('Profiler.stop')
     writeFileSync(profile, JSON.stringify(taken))
     session.disconnect()
   }
-  return { seconds, peak, before, after: settledMemory(), statements }
+  return { seconds, peak, live, liveSamples, before, after: settledMemory(), statements }
 }
 
 /** The run this process was started for: one database, one size. */
@@ -304,7 +325,7 @@ async function postOneByOne(app: Application, key: string, rows: number, prefix:
 }
 
 const mib = (bytes: number) => (bytes / 1024 ** 2).toFixed(0)
-const signedMib = (bytes: number) => `${bytes >= 0 ? '+' : ''}${(bytes / 1024 ** 2).toFixed(1)}`
+const mib1 = (bytes: number) => (bytes / 1024 ** 2).toFixed(1)
 
 function report(results: RunResult[], skipped: string[], load: { before: string; after: string }): string {
   const lines = [
@@ -326,39 +347,32 @@ function report(results: RunResult[], skipped: string[], load: { before: string;
       )
     }),
     '',
-    'Memory during the import job, MiB: "after GC" is read after a full garbage collection, before the job and after ' +
-      'it; "peak" is the highest of the 20 ms samples (garbage not yet collected included).',
+    'Memory during the import job and the baseline, MiB. "before" and "after": after a full garbage collection ' +
+      'just before the phase and just after it; "live": the highest of the samples read just after a forced full ' +
+      `GC every ${LIVE_SAMPLE_MS / 1000} s while the phase ran (what it holds, garbage excluded; the GCs' time is left out ` +
+      'of the phase\'s time); "peak": the highest of the 20 ms samples (garbage not yet collected included). ' +
+      'PGlite keeps its database in WebAssembly memory, counted in arrayBuffers (and external).',
     '',
-    '| database | rows | RSS before / peak | heap used before / peak / after GC | heap retained | external before / peak / after GC | arrayBuffers before / peak / after GC |',
-    '|---|---:|---:|---:|---:|---:|---:|',
-    ...results.map((r) => {
-      const { before, peak, after } = r.importJob
-      return (
-        `| ${r.kind} | ${r.rows} | ${mib(before.rss)} / ${mib(peak.rss)} | ` +
-        `${mib(before.heapUsed)} / ${mib(peak.heapUsed)} / ${mib(after.heapUsed)} | ` +
-        `${signedMib(after.heapUsed - before.heapUsed)} | ` +
-        `${mib(before.external)} / ${mib(peak.external)} / ${mib(after.external)} | ` +
-        `${mib(before.arrayBuffers)} / ${mib(peak.arrayBuffers)} / ${mib(after.arrayBuffers)} |`
-      )
-    }),
-  ]
-  const withBaseline = results.filter((r) => r.baseline)
-  if (withBaseline.length > 0) {
-    lines.push(
-      '',
-      'The baseline (POST /v4.0/orders one by one, after the import, same process), MiB:',
-      '',
-      '| database | rows | RSS peak | heap used before / peak / after GC | arrayBuffers before / peak / after GC |',
-      '|---|---:|---:|---:|---:|',
-      ...withBaseline.map((r) => {
-        const { before, peak, after } = r.baseline as Phase
-        return (
-          `| ${r.kind} | ${r.rows} | ${mib(peak.rss)} | ${mib(before.heapUsed)} / ${mib(peak.heapUsed)} / ${mib(after.heapUsed)} | ` +
-          `${mib(before.arrayBuffers)} / ${mib(peak.arrayBuffers)} / ${mib(after.arrayBuffers)} |`
-        )
+    '| database | rows | phase | RSS before / peak | heap used before / live / peak / after | arrayBuffers before / live / after | external before / live / after |',
+    '|---|---:|---|---:|---:|---:|---:|',
+    ...results.flatMap((r) =>
+      (
+        [
+          ['import', r.importJob],
+          ['baseline', r.baseline],
+        ] as const
+      ).flatMap(([name, phase]) => {
+        if (!phase) return []
+        const { before, live, peak, after } = phase
+        return [
+          `| ${r.kind} | ${r.rows} | ${name} | ${mib(before.rss)} / ${mib(peak.rss)} | ` +
+            `${mib1(before.heapUsed)} / **${mib1(live.heapUsed)}** / ${mib1(peak.heapUsed)} / ${mib1(after.heapUsed)} | ` +
+            `${mib(before.arrayBuffers)} / ${mib(live.arrayBuffers)} / ${mib(after.arrayBuffers)} | ` +
+            `${mib(before.external)} / ${mib(live.external)} / ${mib(after.external)} |`,
+        ]
       }),
-    )
-  }
+    ),
+  ]
   lines.push(
     '',
     'Where the time goes, per order (2 rows), in ms: each statement the application ran (calls per order, time from ' +
