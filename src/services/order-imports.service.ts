@@ -269,7 +269,7 @@ async function createImportedOrder(
       run.caller,
       run.approval === 'manual' ? { ...input, draft: true } : input,
     )
-    const orderId = 'onHold' in result ? result.onHold.id : (JSON.parse(result.orderJson) as { id: string }).id
+    const orderId = 'onHold' in result ? result.onHold.id : result.orderId
     return { orderId, duplicate: result.outcome === 'AlreadyExists' }
   } catch (error) {
     if (error instanceof ServiceError && error.failures) return { failures: error.failures }
