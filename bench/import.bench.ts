@@ -80,7 +80,7 @@ interface Phase {
   /** Without the forced GCs of the live samples. */
   seconds: number
   peak: Memory
-  /** The highest of the samples read just after a forced full GC, every LIVE_SAMPLE_MS: what the phase holds. */
+  /** The highest of the samples read just after a forced full GC, every LIVE_SAMPLE_MS: what the phase holds (0: none). */
   live: Memory
   liveSamples: number
   before: Memory
@@ -100,6 +100,9 @@ interface RunResult {
 }
 
 declare const gc: (() => void) | undefined
+
+/** The milliseconds the live samples' forced GCs took so far: left out of a phase's time and of its statements'. */
+let forcedGcMs = 0
 
 /** The statement a query's SQL is counted under: its first words (a function called, a table written or read). */
 function statementName(sql: string): string {
@@ -121,13 +124,14 @@ function countStatements(db: Database, into: { current: Statements }): void {
     (query: Queryable['query']): Queryable['query'] =>
     async (sql, params) => {
       const started = performance.now()
+      const gcBefore = forcedGcMs
       try {
         return await query(sql, params)
       } finally {
         const name = statementName(sql)
         const entry = into.current[name] ?? { calls: 0, ms: 0 }
         entry.calls += 1
-        entry.ms += performance.now() - started
+        entry.ms += performance.now() - started - (forcedGcMs - gcBefore)
         into.current[name] = entry
       }
     }
@@ -164,13 +168,13 @@ async function measured(
     peak.external = Math.max(peak.external, now.external)
     peak.arrayBuffers = Math.max(peak.arrayBuffers, now.arrayBuffers)
   }
-  const live = { ...before }
+  const live: Memory = { rss: 0, heapUsed: 0, external: 0, arrayBuffers: 0 }
   let liveSamples = 0
-  let gcMs = 0
+  const gcAtStart = forcedGcMs
   const sampleLive = () => {
     const started = performance.now()
     const now = settledMemory()
-    gcMs += performance.now() - started
+    forcedGcMs += performance.now() - started
     liveSamples += 1
     live.rss = Math.max(live.rss, now.rss)
     live.heapUsed = Math.max(live.heapUsed, now.heapUsed)
@@ -195,7 +199,7 @@ async function measured(
     clearInterval(liveTimer)
     counter.current = {}
   }
-  const seconds = (performance.now() - started - gcMs) / 1000
+  const seconds = (performance.now() - started - (forcedGcMs - gcAtStart)) / 1000
   if (session && profile) {
     const { profile: taken } = await session.post('Profiler.stop')
     writeFileSync(profile, JSON.stringify(taken))
@@ -365,7 +369,7 @@ function report(results: RunResult[], skipped: string[], load: { before: string;
         if (!phase) return []
         const { before, live, peak, after } = phase
         return [
-          `| ${r.kind} | ${r.rows} | ${name} | ${mib(before.rss)} / ${mib(peak.rss)} | ` +
+          `| ${r.kind} | ${r.rows} | ${name} (${phase.liveSamples} live samples) | ${mib(before.rss)} / ${mib(peak.rss)} | ` +
             `${mib1(before.heapUsed)} / **${mib1(live.heapUsed)}** / ${mib1(peak.heapUsed)} / ${mib1(after.heapUsed)} | ` +
             `${mib(before.arrayBuffers)} / ${mib(live.arrayBuffers)} / ${mib(after.arrayBuffers)} | ` +
             `${mib(before.external)} / ${mib(live.external)} / ${mib(after.external)} |`,
