@@ -8,7 +8,8 @@
 // one run's garbage and database never count in the next's memory. The application is built as the tests build it
 // (no job workers): the import's job is run by hand (services.orderImports.runImport), as the queue would run it,
 // and the baseline's requests go through Fastify's inject one at a time. The upload (POST /v4.0/orders/imports) is
-// timed too.
+// timed too. Both paths are warmed up first (BENCH_WARMUP_ORDERS orders each), and every statement the application
+// runs is counted per phase (calls and time): where each order's time goes.
 //
 // Memory, sampled every 20 ms while a phase runs, read after a forced full garbage collection every second while
 // it runs (its time left out of the phase's), and before and after it: RSS (the whole process), the V8 heap used
@@ -22,11 +23,11 @@
 //
 // Prints the report and rewrites the block between the bench:import markers in docs/benchmarks.md. Options (env):
 // BENCH_ROWS (sizes, comma separated: 10000,20000), BENCH_BASELINE (0 skips the one-by-one POSTs), BENCH_BACKENDS
-// (pglite,postgres), BENCH_PROFILE, DATABASE_URL.
+// (pglite,postgres), BENCH_WARMUP_ORDERS (200), BENCH_PROFILE, DATABASE_URL.
 import { execFile } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { Database, Queryable } from '../src/adapters/database.ts'
@@ -417,9 +418,8 @@ function timeLines(r: RunResult): string[] {
   ]
 }
 
-const loadNow = async () =>
-  (await import('node:os'))
-    .loadavg()
+const loadNow = () =>
+  loadavg()
     .map((value) => value.toFixed(2))
     .join(', ')
 
@@ -439,12 +439,12 @@ async function main(): Promise<void> {
       skipped.push(`postgres, ${POSTGRES_URL.replace(/\/\/[^@]*@/, '//')} unreachable`)
     } else kinds.push(kind)
   }
-  const load = { before: await loadNow(), after: '' }
+  const load = { before: loadNow(), after: '' }
   const results: RunResult[] = []
   // One run at a time: the machine is shared, and runs side by side would share its CPUs.
   for (const kind of kinds) {
     for (const rows of SIZES) {
-      process.stderr.write(`${kind}, ${rows} rows (load ${await loadNow()}) ...\n`)
+      process.stderr.write(`${kind}, ${rows} rows (load ${loadNow()}) ...\n`)
       const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', import.meta.filename], {
         env: { ...process.env, BENCH_RUN: `${kind}:${rows}` },
         maxBuffer: 16 * 1024 ** 2,
@@ -454,7 +454,7 @@ async function main(): Promise<void> {
       results.push(JSON.parse(line.slice('BENCH_RESULT '.length)) as RunResult)
     }
   }
-  load.after = await loadNow()
+  load.after = loadNow()
   const block = report(results, skipped, load)
   console.log(block)
   await writeBenchmarksBlock('import', block, { heading: '## CSV order imports: `npm run bench:import`' })
