@@ -130,7 +130,11 @@ export function checkImportHeader(header: readonly string[] | undefined): Import
 /** The cell of `column` in a row; empty cells are absent. */
 function cellOf(header: ImportHeader, row: ImportRow, column: string): string | undefined {
   const index = header.columns.indexOf(column)
-  if (index === -1) return undefined
+  return index === -1 ? undefined : cellAt(row, index)
+}
+
+/** The row's cell in the header's column `index` (a loop over the columns needs no search for each). */
+function cellAt(row: ImportRow, index: number): string | undefined {
   const value = row.cells[index]?.trim()
   return value === undefined || value === '' ? undefined : value
 }
@@ -192,8 +196,8 @@ function itemOf(header: ImportHeader, row: ImportRow): Record<string, unknown> {
   const item: Record<string, unknown> = {}
   const attributes: Record<string, string> = {}
   const assets: { printArea: string; url: string }[] = []
-  for (const column of header.columns) {
-    const value = cellOf(header, row, column)
+  for (const [index, column] of header.columns.entries()) {
+    const value = cellAt(row, index)
     if (value === undefined) continue
     if (column === 'item.merchantReference') item.merchantReference = value
     else if (column === 'copies') item.copies = integerOrText(value)
@@ -230,9 +234,9 @@ export function importIdempotencyKey(merchantReference: string): string {
 export function orderRequestOf(header: ImportHeader, rows: readonly ImportRow[]): Record<string, unknown> {
   const first = rows[0] as ImportRow
   const request: Record<string, unknown> = {}
-  for (const column of header.columns) {
+  for (const [index, column] of header.columns.entries()) {
     if (!(ORDER_COLUMNS as readonly string[]).includes(column) && !column.startsWith('metadata.')) continue
-    const value = cellOf(header, first, column)
+    const value = cellAt(first, index)
     if (value === undefined) continue
     setPath(request, column, orderValue(column, value))
   }

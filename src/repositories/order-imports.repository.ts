@@ -197,20 +197,85 @@ export async function recordImportRows(
   }
 }
 
-/** Recounts the import from its recorded rows, so the counts are right whatever a crash interrupted. */
-export async function recountOrderImport(db: Queryable, importId: number): Promise<void> {
-  await db.query(
+/** The counts as of a row: every recorded row up to `upTo` counted, none after it. */
+export interface OrderImportTally extends OrderImportCounts {
+  upTo: number
+}
+
+interface TallyRow {
+  rows_read: number | string
+  orders_created: number | string
+  rows_failed: number | string
+  duplicates_skipped: number | string
+  up_to: number | string | null
+}
+
+function tallyOf(row: TallyRow | undefined, upTo: number): OrderImportTally {
+  return {
+    rowsRead: Number(row?.rows_read ?? 0),
+    ordersCreated: Number(row?.orders_created ?? 0),
+    rowsFailed: Number(row?.rows_failed ?? 0),
+    duplicatesSkipped: Number(row?.duplicates_skipped ?? 0),
+    upTo: Number(row?.up_to ?? upTo),
+  }
+}
+
+/**
+ * Recounts the import from all its recorded rows, so the counts are right whatever a crash interrupted; returns
+ * them, as of the highest row recorded (`upTo`), for countOrderImportRows to go on from.
+ */
+export async function recountOrderImport(db: Queryable, importId: number): Promise<OrderImportTally> {
+  const rows = await db.query<TallyRow>(
     `UPDATE order_imports SET
        rows_read = counts.rows_read, rows_failed = counts.rows_failed,
        duplicates_skipped = counts.duplicates, orders_created = counts.orders
      FROM (SELECT count(*) AS rows_read,
                   count(*) FILTER (WHERE outcome = 'Failed') AS rows_failed,
                   count(DISTINCT order_id) FILTER (WHERE outcome = 'Duplicate') AS duplicates,
-                  count(DISTINCT order_id) FILTER (WHERE outcome = 'Created') AS orders
+                  count(DISTINCT order_id) FILTER (WHERE outcome = 'Created') AS orders,
+                  max(row_number) AS up_to
              FROM order_import_rows WHERE import_id = $1) AS counts
-     WHERE id = $1`,
+     WHERE id = $1
+     RETURNING order_imports.rows_read, order_imports.orders_created, order_imports.rows_failed,
+       order_imports.duplicates_skipped, counts.up_to`,
     [importId],
   )
+  return tallyOf(rows[0], 0)
+}
+
+/**
+ * Sets the counts to `base` (every row up to base.upTo, counted before) plus the rows after it up to `upTo`, every
+ * one of which is recorded: what the job counts every 100 rows, so a count reads those rows, not the whole import
+ * again (a recount of every row each time made an import's counting grow with the square of its rows). The same
+ * counts as recountOrderImport's: an order created is on rows of one order only, which a count never splits; an
+ * order answered as a duplicate can be on several (two references with one idempotencyKey), so one already
+ * counted up to base.upTo is not counted again. The counts are set, not added to, so a second run of the job
+ * writing at the same time cannot make them count a row twice.
+ */
+export async function countOrderImportRows(
+  db: Queryable,
+  importId: number,
+  base: OrderImportTally,
+  upTo: number,
+): Promise<OrderImportTally> {
+  const rows = await db.query<TallyRow>(
+    `UPDATE order_imports SET
+       rows_read = $3 + counts.rows_read, rows_failed = $4 + counts.rows_failed,
+       duplicates_skipped = $5 + counts.duplicates, orders_created = $6 + counts.orders
+     FROM (SELECT count(*) AS rows_read,
+                  count(*) FILTER (WHERE outcome = 'Failed') AS rows_failed,
+                  count(DISTINCT order_id) FILTER (WHERE outcome = 'Duplicate' AND order_id NOT IN (
+                    SELECT counted.order_id FROM order_import_rows counted
+                     WHERE counted.import_id = $1 AND counted.row_number <= $2 AND counted.outcome = 'Duplicate'
+                       AND counted.order_id IS NOT NULL)) AS duplicates,
+                  count(DISTINCT order_id) FILTER (WHERE outcome = 'Created') AS orders
+             FROM order_import_rows WHERE import_id = $1 AND row_number > $2 AND row_number <= $7) AS counts
+     WHERE id = $1
+     RETURNING order_imports.rows_read, order_imports.orders_created, order_imports.rows_failed,
+       order_imports.duplicates_skipped`,
+    [importId, base.upTo, base.rowsRead, base.rowsFailed, base.duplicatesSkipped, base.ordersCreated, upTo],
+  )
+  return tallyOf(rows[0], upTo)
 }
 
 /** The highest row recorded: a re-run skips the rows up to it. */

@@ -33,12 +33,13 @@ import {
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import {
   claimOrderImport,
+  countOrderImportRows,
   findOrderImportForCaller,
   finishOrderImport,
   insertOrderImport,
-  lastRecordedImportRow,
   listOrderImportsForCaller,
   nextOrderImportNumber,
+  type OrderImportTally,
   readImportRows,
   readOrderImport,
   recordImportRows,
@@ -242,6 +243,10 @@ interface ImportRun {
   pending: ImportRowResult[]
   /** Rows recorded since the counts were last updated. */
   uncounted: number
+  /** The counts as last written, and the row they go up to: the next count reads only the rows after it. */
+  tally: OrderImportTally
+  /** The highest row this run has recorded (its rows are recorded in file order). */
+  lastRecorded: number
 }
 
 function failedRow(row: ImportRow, reference: string | null, failures: ImportRowFailure[]): ImportRowResult {
@@ -264,7 +269,7 @@ async function createImportedOrder(
       run.caller,
       run.approval === 'manual' ? { ...input, draft: true } : input,
     )
-    const orderId = 'onHold' in result ? result.onHold.id : (JSON.parse(result.orderJson) as { id: string }).id
+    const orderId = 'onHold' in result ? result.onHold.id : result.orderId
     return { orderId, duplicate: result.outcome === 'AlreadyExists' }
   } catch (error) {
     if (error instanceof ServiceError && error.failures) return { failures: error.failures }
@@ -310,10 +315,14 @@ async function recordPending(run: ImportRun, force: boolean): Promise<void> {
   run.pending = []
   await recordImportRows(run.deps.db, run.importId, results)
   run.uncounted += results.length
-  if (force || run.uncounted >= RECORD_BATCH_ROWS) {
-    await recountOrderImport(run.deps.db, run.importId)
-    run.uncounted = 0
-  }
+  const last = results[results.length - 1]
+  if (last) run.lastRecorded = last.row
+  // The end recounts every row, whatever another run wrote meanwhile; in between, only the rows since the last count.
+  if (force) run.tally = await recountOrderImport(run.deps.db, run.importId)
+  else if (run.uncounted >= RECORD_BATCH_ROWS) {
+    run.tally = await countOrderImportRows(run.deps.db, run.importId, run.tally, run.lastRecorded)
+  } else return
+  run.uncounted = 0
 }
 
 /** One data row: into the open order, a new one, or failed on its own. */
@@ -382,17 +391,21 @@ async function readFile(run: ImportRun, blobKey: string): Promise<ImportFileFail
 async function runImport(deps: OrderImportsDeps, importId: number): Promise<void> {
   const row = await readOrderImport(deps.db, importId)
   if (!row?.blobKey || !(await claimOrderImport(deps.db, importId))) return
+  // The rows an earlier run recorded, counted once: this run's counts go on from them.
+  const tally = await recountOrderImport(deps.db, importId)
   const run: ImportRun = {
     deps,
     importId,
     caller: JSON.parse(row.caller) as Caller,
     approval: row.approval,
     header: undefined,
-    recordedUpTo: await lastRecordedImportRow(deps.db, importId),
+    recordedUpTo: tally.upTo,
     seen: new Set(),
     group: undefined,
     pending: [],
     uncounted: 0,
+    tally,
+    lastRecorded: tally.upTo,
   }
   const failure = await readFile(run, row.blobKey)
   await finishOrderImport(deps.db, importId, { status: failure ? 'Failed' : 'Completed', failure }, deps.clock.now())

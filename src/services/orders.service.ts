@@ -138,7 +138,8 @@ export type RoutingReader = 'merchant' | 'operator'
  * places in its envelope as is: reading an order costs no parse and no re-serialisation.
  */
 export type CreateOrderResult =
-  | { outcome: 'Created' | 'CreatedWithIssues' | 'AlreadyExists'; orderJson: string }
+  // orderId: the document's id, for a caller that needs only it (a CSV import) without parsing the document.
+  | { outcome: 'Created' | 'CreatedWithIssues' | 'AlreadyExists'; orderJson: string; orderId: string }
   | { outcome: 'OnHold' | 'AlreadyExists'; onHold: { id: string; until: Date } }
 
 const STAGE_OF_STATUS_FILTER: Partial<Record<OrderListStatus, Stage>> = {
@@ -389,7 +390,11 @@ function existingOrderResult(context: OrdersContext, existing: StoredOrder, now:
       onHold: { id: formatId('ord', existing.orderNumber), until: existing.onHoldUntil },
     }
   }
-  return { outcome: 'AlreadyExists', orderJson: fileLinks.refresh(existing.documentJson) }
+  return {
+    outcome: 'AlreadyExists',
+    orderJson: fileLinks.refresh(existing.documentJson),
+    orderId: formatId('ord', existing.orderNumber),
+  }
 }
 
 /**
@@ -582,7 +587,7 @@ async function createOrder(
     `${draftExpiresAt ? 'draft ' : ''}order ${orderId} created (${caller.environment}, ${newOrder.items.length} item${newOrder.items.length === 1 ? '' : 's'})${onHoldUntil ? `, on hold until ${onHoldUntil.toISOString()}` : ''}${holdUntil ? `, held until ${holdUntil.toISOString()}` : ''}`,
   )
   if (onHoldUntil) return { outcome: 'OnHold', onHold: { id: formatId('ord', stored.orderNumber), until: onHoldUntil } }
-  return { outcome: unverified ? 'CreatedWithIssues' : 'Created', orderJson: stored.documentJson }
+  return { outcome: unverified ? 'CreatedWithIssues' : 'Created', orderJson: stored.documentJson, orderId }
 }
 
 /** The later of two instants, either of which may be absent. */

@@ -1,5 +1,6 @@
 // CSV order imports' SQL on every configured backend (migrations/0042_order_imports.sql): scoped reads, the cursor
-// list, rows recorded once whatever re-runs write them, and counts recounted from the rows.
+// list, rows recorded once whatever re-runs write them, and counts recounted from the rows (all of them, or the rows
+// since the last count).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { ManualClock } from '../../src/adapters/clock.ts'
@@ -7,6 +8,7 @@ import { parseId } from '../../src/domain/ids.ts'
 import type { ImportRowResult } from '../../src/domain/order-imports.ts'
 import {
   claimOrderImport,
+  countOrderImportRows,
   findOrderImportForCaller,
   finishOrderImport,
   insertOrderImport,
@@ -148,6 +150,39 @@ for (const kind of databaseKinds) {
       assert.equal(finished?.blobKey, null)
       assert.equal(finished?.finishedAt?.toISOString(), at.toISOString())
       assert.equal(await claimOrderImport(database.db, entry.id), false)
+    })
+
+    test('a count of the rows since the last one comes to what a recount of every row does', async () => {
+      const entry = await newImport(accountId)
+      const duplicate = (row: number, orderId: string): ImportRowResult => ({
+        ...created(row, orderId),
+        outcome: 'Duplicate',
+      })
+      const failed: ImportRowResult = {
+        row: 4,
+        merchantReference: null,
+        outcome: 'Failed',
+        orderId: null,
+        failures: [{ row: 4, field: 'merchantReference', code: 'Required' }],
+      }
+      await recordImportRows(database.db, entry.id, [created(2, 'ord_1'), created(3, 'ord_1'), failed])
+      const start = await recountOrderImport(database.db, entry.id)
+      assert.deepEqual(start, { rowsRead: 3, ordersCreated: 1, rowsFailed: 1, duplicatesSkipped: 0, upTo: 4 })
+      // ord_7 is answered as a duplicate on both sides of a count (two references with one idempotency key): one
+      // order not created again. Row 9 is recorded (by another run, further on) after the count's last row.
+      await recordImportRows(database.db, entry.id, [duplicate(5, 'ord_7'), duplicate(6, 'ord_7'), created(7, 'ord_2')])
+      await recordImportRows(database.db, entry.id, [created(9, 'ord_4')])
+      const middle = await countOrderImportRows(database.db, entry.id, start, 7)
+      assert.deepEqual(middle, { rowsRead: 6, ordersCreated: 2, rowsFailed: 1, duplicatesSkipped: 1, upTo: 7 })
+      await recordImportRows(database.db, entry.id, [duplicate(8, 'ord_7'), duplicate(10, 'ord_8')])
+      const end = await countOrderImportRows(database.db, entry.id, middle, 10)
+      assert.deepEqual(end, { rowsRead: 9, ordersCreated: 3, rowsFailed: 1, duplicatesSkipped: 2, upTo: 10 })
+      const written = await readOrderImport(database.db, entry.id)
+      assert.deepEqual(
+        [written?.rowsRead, written?.ordersCreated, written?.rowsFailed, written?.duplicatesSkipped],
+        [9, 3, 1, 2],
+      )
+      assert.deepEqual(await recountOrderImport(database.db, entry.id), end)
     })
   })
 }
