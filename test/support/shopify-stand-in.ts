@@ -1,5 +1,6 @@
-// A local stand-in for a Shopify shop's Admin GraphQL API (127.0.0.1 only), serving the two operations printroute
-// uses: an order's `fulfillmentOrders` and `fulfillmentCreate` (shapes: test/fixtures/shopify/README.md). It signs
+// A local stand-in for a Shopify shop's Admin GraphQL API (127.0.0.1 only), serving the operations printroute uses:
+// an order's `fulfillmentOrders` and `fulfillmentCreate`, the app's `webhookSubscriptions` (filtered by `topics`) and
+// `webhookSubscriptionCreate` (shapes: test/fixtures/shopify/README.md). It signs
 // webhooks as Shopify does (base64 HMAC-SHA256 of the raw body) and can be told to answer the next calls with an
 // HTTP error (500, 429 with Retry-After) to exercise the outbox's retries.
 import { createHmac } from 'node:crypto'
@@ -14,6 +15,13 @@ export interface StandInFulfilment {
   accessToken: string | undefined
 }
 
+/** A webhook subscription of the app, as the stand-in keeps it. */
+export interface StandInWebhookSubscription {
+  id: string
+  topic: string
+  uri: string
+}
+
 export interface ShopifyStandIn {
   /** `http://127.0.0.1:<port>`: the --shopify-api-url. */
   origin: string
@@ -25,6 +33,10 @@ export interface ShopifyStandIn {
   fulfilments: StandInFulfilment[]
   /** Every GraphQL request's HTTP status as answered. */
   answered: number[]
+  /** The app's webhook subscriptions (add one to stand for a subscription made before). */
+  webhookSubscriptions: StandInWebhookSubscription[]
+  /** Every webhookSubscriptionCreate it accepted, with the path it came on and the token it carried. */
+  subscriptionCreates: (StandInWebhookSubscription & { path: string; accessToken: string | undefined })[]
   close(): Promise<void>
 }
 
@@ -57,6 +69,8 @@ export async function startShopifyStandIn(): Promise<ShopifyStandIn> {
   const failures: number[] = []
   const fulfilments: StandInFulfilment[] = []
   const answered: number[] = []
+  const webhookSubscriptions: StandInWebhookSubscription[] = []
+  const subscriptionCreates: ShopifyStandIn['subscriptionCreates'] = []
   let nextId = 1
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = []
@@ -74,6 +88,25 @@ export async function startShopifyStandIn(): Promise<ShopifyStandIn> {
       const { query, variables } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
         query: string
         variables: Record<string, any>
+      }
+      if (query.includes('webhookSubscriptionCreate(')) {
+        const made = {
+          id: `gid://shopify/WebhookSubscription/${nextId++}`,
+          topic: String(variables.topic),
+          uri: String(variables.webhookSubscription?.uri),
+        }
+        webhookSubscriptions.push(made)
+        subscriptionCreates.push({
+          ...made,
+          path: request.url ?? '',
+          accessToken: request.headers['x-shopify-access-token'] as string | undefined,
+        })
+        return send(200, { data: { webhookSubscriptionCreate: { webhookSubscription: made, userErrors: [] } } })
+      }
+      if (query.includes('webhookSubscriptions(')) {
+        const topics = variables.topics as string[] | undefined
+        const nodes = webhookSubscriptions.filter((subscription) => !topics || topics.includes(subscription.topic))
+        return send(200, { data: { webhookSubscriptions: { nodes } } })
       }
       if (query.includes('fulfillmentOrders')) {
         const orderId = String(variables.id).replace('gid://shopify/Order/', '')
@@ -145,6 +178,8 @@ export async function startShopifyStandIn(): Promise<ShopifyStandIn> {
     failNext: (...statuses) => failures.push(...statuses),
     fulfilments,
     answered,
+    webhookSubscriptions,
+    subscriptionCreates,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
 }
