@@ -116,7 +116,7 @@ for (const kind of databases) {
     })
 
     test('a store answering 500 leaves the channel made, its webhooks failed with the reason, until subscribed again', async () => {
-      h.store.failNext(500)
+      h.store.failNextSubscriptions(500)
       const channel = await createChannel()
       await runJob(channel.id)
       const failed = await read(channel.id)

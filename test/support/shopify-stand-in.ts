@@ -27,8 +27,10 @@ export interface ShopifyStandIn {
   origin: string
   /** Line items (numeric ids) and quantities of an order (numeric id), made into one open fulfillment order. */
   addOrder(orderId: string, lineItems: { id: string; quantity: number }[]): void
-  /** The next calls' HTTP answers, in order, before any succeeds (e.g. [500, 429]). */
+  /** The next order and fulfilment calls' HTTP answers, in order, before any succeeds (e.g. [500, 429]). */
   failNext(...statuses: number[]): void
+  /** The same for the next webhook subscription calls (webhookSubscriptions, webhookSubscriptionCreate). */
+  failNextSubscriptions(...statuses: number[]): void
   /** Every fulfillmentCreate it accepted. */
   fulfilments: StandInFulfilment[]
   /** Every GraphQL request's HTTP status as answered. */
@@ -67,6 +69,7 @@ interface OpenLine {
 export async function startShopifyStandIn(): Promise<ShopifyStandIn> {
   const orders = new Map<string, OpenLine[]>()
   const failures: number[] = []
+  const subscriptionFailures: number[] = []
   const fulfilments: StandInFulfilment[] = []
   const answered: number[] = []
   const webhookSubscriptions: StandInWebhookSubscription[] = []
@@ -81,13 +84,15 @@ export async function startShopifyStandIn(): Promise<ShopifyStandIn> {
         response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body))
       }
       if (!/^\/admin\/api\/[^/]+\/graphql\.json$/.test(request.url ?? '')) return send(404, { errors: 'Not Found' })
-      const failure = failures.shift()
-      if (failure !== undefined) {
-        return send(failure, { errors: 'stand-in failure' }, failure === 429 ? { 'retry-after': '1' } : {})
-      }
       const { query, variables } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
         query: string
         variables: Record<string, any>
+      }
+      // The subscriptions' failures apart from the orders': a channel's subscription run (a job of its own) never
+      // takes the failure a test meant for a fulfilment, nor the reverse.
+      const failure = (/webhookSubscription/i.test(query) ? subscriptionFailures : failures).shift()
+      if (failure !== undefined) {
+        return send(failure, { errors: 'stand-in failure' }, failure === 429 ? { 'retry-after': '1' } : {})
       }
       if (query.includes('webhookSubscriptionCreate(')) {
         const made = {
@@ -176,6 +181,7 @@ export async function startShopifyStandIn(): Promise<ShopifyStandIn> {
       )
     },
     failNext: (...statuses) => failures.push(...statuses),
+    failNextSubscriptions: (...statuses) => subscriptionFailures.push(...statuses),
     fulfilments,
     answered,
     webhookSubscriptions,
