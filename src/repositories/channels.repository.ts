@@ -635,7 +635,7 @@ export async function listChannelsAcrossAccounts(
 
 /**
  * Starts a new subscription run of the channel: `pending`, its attempt one more than the last, what was known of its
- * topics kept. The run's number, for its job.
+ * topics kept. The subscription as it now is (its attempt names the run's job); undefined for a deleted channel.
  */
 export async function startWebhookSubscriptionRun(
   tx: Queryable,
