@@ -1187,6 +1187,26 @@ export interface paths {
         patch: operations["updateChannel"];
         trace?: never;
     };
+    "/v4.0/channels/{channelId}/webhooks/subscribe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Shopify: subscribe the app's webhooks again (only the missing ones are made); the channel, pending
+         * @description The subscriptions are made by a job: GET the channel for its webhooks.state (subscribed or failed). A WooCommerce channel is 400 naming channelId: its webhook is set up in the store.
+         */
+        post: operations["subscribeChannelWebhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v4.0/channels/{channelId}/links": {
         parameters: {
             query?: never;
@@ -2355,6 +2375,7 @@ export interface components {
             shippingMethod: "Budget" | "Standard" | "StandardPlus" | "Express" | "Overnight";
             /** @description Where the store's webhooks go: paste it in the store's settings. */
             webhookUrl: string;
+            webhooks?: components["schemas"]["ChannelWebhooks"];
             created: string;
             lastUpdated: string;
         };
@@ -2507,6 +2528,28 @@ export interface components {
             cancellations: components["schemas"]["ChannelStoreCancellation"][];
             /** @description W3C traceparent of this request, also sent as a header. */
             traceParent: string;
+        };
+        /**
+         * ChannelWebhooks
+         * @description Shopify: the app's webhook subscriptions (ORDERS_CREATE, ORDERS_CANCELLED, APP_UNINSTALLED), made by printroute with the Admin API token when the channel is created or given new secrets.
+         */
+        ChannelWebhooks: {
+            /**
+             * @description subscribed: each topic reaches the channel's webhookUrl; pending: printroute is subscribing them; failed: the store refused or failed (reason says why): POST .../webhooks/subscribe tries again.
+             * @enum {string}
+             */
+            state: "subscribed" | "pending" | "failed";
+            /** @description The topics known to reach the channel's webhookUrl. */
+            topics: ("ORDERS_CREATE" | "ORDERS_CANCELLED" | "APP_UNINSTALLED")[];
+            /** @description Why they failed, or the subscriptions to other addresses left alone. */
+            reason?: string;
+            /** @description When the store was last asked; null until it was. */
+            checkedAt: string | null;
+            /** @description The app's subscriptions of these topics to other addresses: left alone. */
+            elsewhere?: {
+                topic: string;
+                uri: string;
+            }[];
         };
         /** Charge */
         Charge: {
@@ -7901,6 +7944,43 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    subscribeChannelWebhooks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 hours and a retry of the same request (method, path, body) gets it again with `Idempotent-Replayed: true`. Creating an order, it is the order's `idempotencyKey`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["ServerError"];

@@ -2,9 +2,12 @@
 // their X-Shopify-Hmac-Sha256 (base64 HMAC-SHA256 of the raw body under the app's webhook secret), orders read from
 // the `orders/create` and `orders/cancelled` payloads, and a shipped shipment told to the store through the Admin
 // GraphQL API with Shopify's own client: the order's fulfillment orders, then `fulfillmentCreate` with the tracking,
-// notifying the customer. `apiOrigin` (--shopify-api-url) replaces `https://{shopDomain}` for a stand-in.
+// notifying the customer; the app's webhook subscriptions listed (`webhookSubscriptions`) and created
+// (`webhookSubscriptionCreate`, with `uri`, which replaced `callbackUrl` in 2025-10). `apiOrigin`
+// (--shopify-api-url) replaces `https://{shopDomain}` for a stand-in.
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { createAdminApiClient } from '@shopify/admin-api-client'
+import type { ChannelWebhookTopic, StoreWebhookSubscription } from '../domain/channel-webhooks.ts'
 import type { Recipient } from '../domain/order.ts'
 import {
   type StorefrontAdapter,
@@ -38,6 +41,20 @@ const FULFILLMENT_ORDERS_QUERY = `query FulfillmentOrders($id: ID!) {
 const FULFILLMENT_CREATE_MUTATION = `mutation FulfillmentCreate($fulfillment: FulfillmentInput!) {
   fulfillmentCreate(fulfillment: $fulfillment) {
     fulfillment { id status }
+    userErrors { field message }
+  }
+}`
+
+// A channel's three topics: one page covers them (an app rarely has more than a few subscriptions per topic).
+const WEBHOOK_SUBSCRIPTIONS_QUERY = `query WebhookSubscriptions($topics: [WebhookSubscriptionTopic!]) {
+  webhookSubscriptions(first: 100, topics: $topics) { nodes { id topic uri } }
+}`
+
+const WEBHOOK_SUBSCRIPTION_CREATE_MUTATION = `mutation WebhookSubscriptionCreate(
+  $topic: WebhookSubscriptionTopic!, $webhookSubscription: WebhookSubscriptionInput!
+) {
+  webhookSubscriptionCreate(topic: $topic, webhookSubscription: $webhookSubscription) {
+    webhookSubscription { id topic uri }
     userErrors { field message }
   }
 }`
@@ -235,6 +252,29 @@ export function createShopifyStorefront(options: ShopifyStorefrontOptions = {}):
         )
       }
       return { externalFulfilmentId: created.fulfillmentCreate.fulfillment?.id ?? null }
+    },
+    async listWebhookSubscriptions(credentials, topics: readonly ChannelWebhookTopic[]) {
+      const data = await call<{ webhookSubscriptions: { nodes: { topic: string; uri: string | null }[] } }>(
+        credentials,
+        WEBHOOK_SUBSCRIPTIONS_QUERY,
+        { topics },
+      )
+      return data.webhookSubscriptions.nodes.map(
+        (node): StoreWebhookSubscription => ({ topic: node.topic, uri: node.uri ?? '' }),
+      )
+    },
+    async createWebhookSubscription(credentials, topic, uri) {
+      const created = await call<{
+        webhookSubscriptionCreate: { webhookSubscription: { id: string } | null; userErrors: { message: string }[] }
+      }>(credentials, WEBHOOK_SUBSCRIPTION_CREATE_MUTATION, {
+        topic,
+        webhookSubscription: { uri, format: 'JSON' },
+      })
+      const errors = created.webhookSubscriptionCreate.userErrors
+      if (errors.length > 0 || !created.webhookSubscriptionCreate.webhookSubscription) {
+        const reason = errors.map((error) => error.message).join('; ') || 'no subscription was made'
+        throw new StorefrontError(`Shopify refused the ${topic} subscription: ${reason}`, false, 200)
+      }
     },
   }
 }

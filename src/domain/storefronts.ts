@@ -3,6 +3,7 @@
 // StorefrontAdapter (adapters/shopify-storefront.ts, adapters/woocommerce-storefront.ts); the channels service only
 // sees this interface, so the order mapping, the "not connected" flow and the fulfilment outbox are written once.
 
+import type { ChannelWebhookTopic, StoreWebhookSubscription } from './channel-webhooks.ts'
 import type { Recipient } from './order.ts'
 
 export type StorefrontKind = 'shopify' | 'woocommerce'
@@ -91,4 +92,14 @@ export interface StorefrontAdapter {
     credentials: StorefrontCredentials,
     fulfilment: StorefrontFulfilment,
   ): Promise<{ externalFulfilmentId: string | null }>
+  /**
+   * The app's webhook subscriptions of `topics` (a store whose webhooks printroute subscribes itself: Shopify);
+   * absent: the merchant sets the store's webhooks up.
+   */
+  listWebhookSubscriptions?(
+    credentials: StorefrontCredentials,
+    topics: readonly ChannelWebhookTopic[],
+  ): Promise<StoreWebhookSubscription[]>
+  /** Subscribes the app to `topic`, sent to `uri`; a StorefrontError when the store refuses or fails. */
+  createWebhookSubscription?(credentials: StorefrontCredentials, topic: ChannelWebhookTopic, uri: string): Promise<void>
 }

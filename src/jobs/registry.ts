@@ -95,7 +95,7 @@ export interface JobServices {
   claimResolution: Pick<ClaimResolutionService, 'applyUndisputedRule'>
   missingParcels: Pick<MissingParcelsService, 'applyMissingParcelRule'>
   sandboxClaims: Pick<SandboxClaimsService, 'decideByScenario'>
-  channels: Pick<ChannelsService, 'mapWebhook' | 'expireWebhooks'>
+  channels: Pick<ChannelsService, 'mapWebhook' | 'expireWebhooks' | 'subscribeWebhooks'>
   channelFulfilments: Pick<ChannelFulfilmentsService, 'deliver' | 'sweepStalled'>
   orderActions: Pick<OrderActionsService, 'expireDraft'>
   orderImports: Pick<OrderImportsService, 'runImport'>
@@ -187,6 +187,15 @@ export function buildJobRegistry(services: JobServices, options: { renderConcurr
       handler: ({ fulfilmentId, attempt }) => services.channelFulfilments.deliver(fulfilmentId, attempt),
       concurrency: 4,
       retryLimit: 10,
+      expireInSeconds: 120,
+    },
+    'subscribe-channel-webhooks': {
+      // A store's failure is the run's own outcome (failed, with its reason, for "subscribe again"); pg-boss retries
+      // only crashes and database errors, and a run replaced by a newer one does nothing. Three Admin API calls of
+      // at most 15 s each, at most four.
+      handler: ({ channelId, attempt }) => services.channels.subscribeWebhooks(channelId, attempt),
+      concurrency: 2,
+      retryLimit: 5,
       expireInSeconds: 120,
     },
     'expire-draft': {

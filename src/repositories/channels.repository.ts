@@ -3,6 +3,7 @@
 import type { Queryable } from '../adapters/database.ts'
 import type { AccountScope } from '../domain/account-scope.ts'
 import type { ChannelApproval, ChannelApprovalMode } from '../domain/approval.ts'
+import type { ChannelWebhookSubscription } from '../domain/channel-webhooks.ts'
 import type { ChannelLink, ChannelOrderState, ChannelStatus } from '../domain/channels.ts'
 import type { Environment } from '../domain/environment.ts'
 import type { ShippingMethod, SizingMode } from '../domain/shipping-methods.ts'
@@ -30,6 +31,8 @@ export interface ChannelRow {
   approvalDelayHours: number | null
   /** The shipping method the channel's orders are created with (migration 0048). */
   shippingMethod: ShippingMethod
+  /** What printroute last did about the store's webhook subscriptions (migration 0050); null: never asked. */
+  webhookSubscription: ChannelWebhookSubscription | null
   createdAt: Date
   updatedAt: Date
 }
@@ -37,7 +40,7 @@ export interface ChannelRow {
 const CHANNEL_COLUMNS = `id, account_id AS "accountId", environment, type, store, name,
   credentials_encrypted AS "credentialsEncrypted", webhook_secret_encrypted AS "webhookSecretEncrypted", status,
   status_reason AS "statusReason", approval_mode AS "approvalMode", approval_delay_hours AS "approvalDelayHours",
-  shipping_method AS "shippingMethod", created_at AS "createdAt", updated_at AS "updatedAt"`
+  shipping_method AS "shippingMethod", webhook_subscription AS "webhookSubscription", created_at AS "createdAt", updated_at AS "updatedAt"`
 
 type Numbered<T, K extends keyof T> = Omit<T, K> & { [P in K]: number | string }
 
@@ -679,4 +682,43 @@ export async function listChannelsAcrossAccounts(
     failingFulfilments: Number(row.failingFulfilments),
     lastOrderAt: row.lastOrderAt === null ? null : new Date(row.lastOrderAt),
   }))
+}
+
+// --- webhook subscriptions (migration 0050) ------------------------------------------------------------------------
+
+/**
+ * Starts a new subscription run of the channel: `pending`, its attempt one more than the last, what was known of its
+ * topics kept. The subscription as it now is (its attempt names the run's job); undefined for a deleted channel.
+ */
+export async function startWebhookSubscriptionRun(
+  tx: Queryable,
+  channelId: number,
+): Promise<ChannelWebhookSubscription | undefined> {
+  const rows = await tx.query<{ subscription: ChannelWebhookSubscription }>(
+    `UPDATE channels SET webhook_subscription = jsonb_build_object(
+        'state', 'pending',
+        'topics', COALESCE(webhook_subscription->'topics', '[]'::jsonb),
+        'reason', NULL,
+        'checkedAt', webhook_subscription->'checkedAt',
+        'attempt', COALESCE((webhook_subscription->>'attempt')::int, 0) + 1,
+        'elsewhere', '[]'::jsonb)
+      WHERE id = $1 AND deleted_at IS NULL
+      RETURNING webhook_subscription AS subscription`,
+    [channelId],
+  )
+  return rows[0]?.subscription
+}
+
+/** Records a run's outcome, unless a newer run was started meanwhile (its own outcome is the one to show). */
+export async function recordWebhookSubscriptionRun(
+  db: Queryable,
+  channelId: number,
+  outcome: ChannelWebhookSubscription,
+): Promise<boolean> {
+  const rows = await db.query<{ id: number | string }>(
+    `UPDATE channels SET webhook_subscription = $2::jsonb
+      WHERE id = $1 AND (webhook_subscription->>'attempt')::int = $3 RETURNING id`,
+    [channelId, JSON.stringify(outcome), outcome.attempt],
+  )
+  return rows.length > 0
 }

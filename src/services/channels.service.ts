@@ -80,6 +80,12 @@ import {
   upsertLink,
 } from '../repositories/channels.repository.ts'
 import type { Caller } from './accounts.service.ts'
+import {
+  type ChannelWebhooksView,
+  channelWebhooksView,
+  createChannelWebhooksService,
+  queueWebhookSubscription,
+} from './channel-webhooks.service.ts'
 import { type ServiceLogger, silentLogger } from './observability.ts'
 import type { OrderActionsService } from './order-actions.service.ts'
 import type { CreateOrderInput, OrdersService } from './orders.service.ts'
@@ -105,6 +111,8 @@ export interface ChannelView {
   shippingMethod: ShippingMethod
   /** Where the store sends its webhooks (the environment's own address). */
   webhookUrl: string
+  /** Shopify: the app's webhook subscriptions, which printroute makes (channel-webhooks.service.ts). */
+  webhooks?: ChannelWebhooksView
   created: string
   lastUpdated: string
 }
@@ -237,6 +245,10 @@ export interface ChannelsService {
   sealedUnderAnotherKey(): Promise<{ currentFingerprint: string; keys: { fingerprint: string; channels: number }[] }>
   /** Retention: deletes mapped webhooks received before `before`; how many. */
   expireWebhooks(before: Date): Promise<number>
+  /** The job: one run of a Shopify channel's webhook subscriptions (channel-webhooks.service.ts). */
+  subscribeWebhooks(channelId: number, attempt: number): Promise<void>
+  /** "Subscribe again": a new run of the channel's webhook subscriptions queued; the channel, `pending`. */
+  subscribeWebhooksAgain(caller: Caller, channelId: string): Promise<ChannelView>
 }
 
 export interface ChannelsDeps {
@@ -264,11 +276,13 @@ export const CHANNEL_SHIPPING_METHOD: ShippingMethod = 'Standard'
 
 export function createChannelsService(deps: ChannelsDeps): ChannelsService {
   const context: ChannelsContext = { ...deps, log: deps.log ?? silentLogger }
+  const webhookSubscriptions = createChannelWebhooksService(context)
   return {
     create: (caller, input) => createChannel(context, caller, input),
     list: async (caller) => (await listChannels(deps.db, caller)).map((row) => toChannelView(context, row)),
     get: async (caller, channelId) => toChannelView(context, await callersChannel(context, caller, channelId)),
-    update: (caller, channelId, input) => updateChannelOf(context, caller, channelId, input),
+    update: async (caller, channelId, input) =>
+      resubscribeOnNewSecrets(context, input, await updateChannelOf(context, caller, channelId, input)),
     async delete(caller, channelId) {
       const channel = await callersChannel(context, caller, channelId)
       await markChannelDeleted(deps.db, channel.id, deps.clock.now())
@@ -316,7 +330,29 @@ export function createChannelsService(deps: ChannelsDeps): ChannelsService {
       const currentFingerprint = channelKeyFingerprint(deps.secretsKey)
       return { currentFingerprint, keys: await countChannelsSealedUnderOtherKeys(deps.db, currentFingerprint) }
     },
+    subscribeWebhooks: (channelId, attempt) => webhookSubscriptions.subscribe(channelId, attempt),
+    async subscribeWebhooksAgain(caller, channelId) {
+      await webhookSubscriptions.subscribeAgain(caller, channelId)
+      return toChannelView(context, await callersChannel(context, caller, channelId))
+    },
   }
+}
+
+/**
+ * New secrets of a Shopify channel (another token, or another app's secret) queue a new subscription run: the app
+ * they belong to may lack the channel's subscriptions.
+ */
+async function resubscribeOnNewSecrets(
+  context: ChannelsContext,
+  input: UpdateChannelInput,
+  view: ChannelView,
+): Promise<ChannelView> {
+  if (view.type !== 'shopify' || (!input.adminAccessToken?.trim() && !input.webhookSecret?.trim())) return view
+  const channel = (await findChannel(context.db, parseId('chn', view.id) as number)) as ChannelRow
+  return toChannelView(
+    context,
+    await context.db.transaction((tx) => queueWebhookSubscription(tx, context.jobs, channel)),
+  )
 }
 
 // --- channels -----------------------------------------------------------------------------------------------------
@@ -340,6 +376,7 @@ function toChannelView(context: ChannelsContext, row: ChannelRow): ChannelView {
         : { mode: row.approvalMode },
     shippingMethod: row.shippingMethod,
     webhookUrl: context.webhookUrl(row.environment, row.type, id),
+    ...(row.webhookSubscription ? { webhooks: channelWebhooksView(row) } : {}),
     created: row.createdAt.toISOString(),
     lastUpdated: row.updatedAt.toISOString(),
   }
@@ -421,7 +458,7 @@ async function createChannel(
         ],
       })
     }
-    return insertChannel(tx, {
+    const inserted = await insertChannel(tx, {
       scope: caller,
       type: credentials.kind,
       store,
@@ -432,6 +469,8 @@ async function createChannel(
       shippingMethod,
       at: context.clock.now(),
     })
+    // The store's webhooks are subscribed by a job queued with the channel: its answer never holds up the create.
+    return inserted && queueWebhookSubscription(tx, context.jobs, inserted)
   })
   if (!row) {
     const field = credentials.kind === 'shopify' ? 'shopDomain' : 'storeUrl'

@@ -1,5 +1,6 @@
 // The Channels page in a real browser: a Shopify channel connected through the form (a refused shop domain shown
-// beside its field first; making a channel calls no store) with its approval and shipping method, a link added, a
+// beside its field first) with its approval and shipping method, its webhooks subscribed by printroute (the store's
+// first answer a 500, shown failed with the reason, then Subscribe again), a link added, a
 // link of two print areas (a print area the product lacks shown beside its own row first), a store order with an
 // item no link maps waiting as not connected, the item ignored through the form, and the order released into a
 // printroute order; the channel's settings changed and its secrets rotated from its page; a shipment the store
@@ -38,6 +39,9 @@ for (const kind of databases) {
       await shopify.close()
     })
 
+    /** The Shopify stand-in, for the test whose Shopify form is named `shopify`. */
+    const standIn = () => shopify
+
     /** Waits until the store order's webhook has been mapped by the job worker. */
     async function storeOrderState(externalOrderId: string, state: string): Promise<void> {
       for (;;) {
@@ -67,6 +71,7 @@ for (const kind of databases) {
       await again.getByLabel(/^Admin API access token/).fill('shpat_dashboard_token')
       await again.getByLabel(/^API secret key/).fill(SECRET)
       await again.getByLabel('Shipping method of its orders').selectOption('Express')
+      standIn().failNextSubscriptions(500)
       await again.getByRole('button', { name: 'Connect the store' }).click()
       await page.waitForURL(/\/dashboard\/channels\/chn_\d+$/)
       channelId = page.url().split('/').at(-1) as string
@@ -74,6 +79,24 @@ for (const kind of databases) {
       const facts = await page.locator('dl.facts').innerText()
       assert.match(facts, /Approval\s+Automatic/)
       assert.match(facts, /Shipping method\s+Express/)
+
+      // The subscription job met the store's 500: the page says so, and Subscribe again makes the three.
+      const webhooks = page.locator('.channel-webhooks')
+      await waitFor('the webhooks to fail', async () => {
+        await page.reload()
+        return /Failed/.test(await webhooks.innerText()) ? true : undefined
+      })
+      assert.match(await webhooks.innerText(), /HTTP 500/)
+      await screenshotForDocs(webhooks, 'channel-webhooks-failed')
+      await assertAccessible(page, 'channel page with failed webhooks')
+      await webhooks.getByRole('button', { name: 'Subscribe again' }).click()
+      await page.getByText("Subscribing the store's webhooks again.").waitFor()
+      await waitFor('the webhooks to be subscribed', async () => {
+        await page.reload()
+        return /Subscribed/.test(await webhooks.innerText()) ? true : undefined
+      })
+      assert.equal(standIn().subscriptionCreates.length, 3)
+      assert.match(await webhooks.innerText(), /ORDERS_CREATE, ORDERS_CANCELLED, APP_UNINSTALLED, checked \d{4}-/)
 
       // A link of two print areas: a second row asked for, a print area the product lacks refused beside its row.
       await page.getByLabel('Store variant id or SKU').fill('JIGSAW-500')

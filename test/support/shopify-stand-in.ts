@@ -1,5 +1,6 @@
-// A local stand-in for a Shopify shop's Admin GraphQL API (127.0.0.1 only), serving the two operations printroute
-// uses: an order's `fulfillmentOrders` and `fulfillmentCreate` (shapes: test/fixtures/shopify/README.md). It signs
+// A local stand-in for a Shopify shop's Admin GraphQL API (127.0.0.1 only), serving the operations printroute uses:
+// an order's `fulfillmentOrders` and `fulfillmentCreate`, the app's `webhookSubscriptions` (filtered by `topics`) and
+// `webhookSubscriptionCreate` (shapes: test/fixtures/shopify/README.md). It signs
 // webhooks as Shopify does (base64 HMAC-SHA256 of the raw body) and can be told to answer the next calls with an
 // HTTP error (500, 429 with Retry-After) to exercise the outbox's retries.
 import { createHmac } from 'node:crypto'
@@ -14,17 +15,30 @@ export interface StandInFulfilment {
   accessToken: string | undefined
 }
 
+/** A webhook subscription of the app, as the stand-in keeps it. */
+export interface StandInWebhookSubscription {
+  id: string
+  topic: string
+  uri: string
+}
+
 export interface ShopifyStandIn {
   /** `http://127.0.0.1:<port>`: the --shopify-api-url. */
   origin: string
   /** Line items (numeric ids) and quantities of an order (numeric id), made into one open fulfillment order. */
   addOrder(orderId: string, lineItems: { id: string; quantity: number }[]): void
-  /** The next calls' HTTP answers, in order, before any succeeds (e.g. [500, 429]). */
+  /** The next order and fulfilment calls' HTTP answers, in order, before any succeeds (e.g. [500, 429]). */
   failNext(...statuses: number[]): void
+  /** The same for the next webhook subscription calls (webhookSubscriptions, webhookSubscriptionCreate). */
+  failNextSubscriptions(...statuses: number[]): void
   /** Every fulfillmentCreate it accepted. */
   fulfilments: StandInFulfilment[]
   /** Every GraphQL request's HTTP status as answered. */
   answered: number[]
+  /** The app's webhook subscriptions (add one to stand for a subscription made before). */
+  webhookSubscriptions: StandInWebhookSubscription[]
+  /** Every webhookSubscriptionCreate it accepted, with the path it came on and the token it carried. */
+  subscriptionCreates: (StandInWebhookSubscription & { path: string; accessToken: string | undefined })[]
   close(): Promise<void>
 }
 
@@ -55,8 +69,11 @@ interface OpenLine {
 export async function startShopifyStandIn(): Promise<ShopifyStandIn> {
   const orders = new Map<string, OpenLine[]>()
   const failures: number[] = []
+  const subscriptionFailures: number[] = []
   const fulfilments: StandInFulfilment[] = []
   const answered: number[] = []
+  const webhookSubscriptions: StandInWebhookSubscription[] = []
+  const subscriptionCreates: ShopifyStandIn['subscriptionCreates'] = []
   let nextId = 1
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = []
@@ -67,13 +84,34 @@ export async function startShopifyStandIn(): Promise<ShopifyStandIn> {
         response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body))
       }
       if (!/^\/admin\/api\/[^/]+\/graphql\.json$/.test(request.url ?? '')) return send(404, { errors: 'Not Found' })
-      const failure = failures.shift()
-      if (failure !== undefined) {
-        return send(failure, { errors: 'stand-in failure' }, failure === 429 ? { 'retry-after': '1' } : {})
-      }
       const { query, variables } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
         query: string
         variables: Record<string, any>
+      }
+      // The subscriptions' failures apart from the orders': a channel's subscription run (a job of its own) never
+      // takes the failure a test meant for a fulfilment, nor the reverse.
+      const failure = (/webhookSubscription/i.test(query) ? subscriptionFailures : failures).shift()
+      if (failure !== undefined) {
+        return send(failure, { errors: 'stand-in failure' }, failure === 429 ? { 'retry-after': '1' } : {})
+      }
+      if (query.includes('webhookSubscriptionCreate(')) {
+        const made = {
+          id: `gid://shopify/WebhookSubscription/${nextId++}`,
+          topic: String(variables.topic),
+          uri: String(variables.webhookSubscription?.uri),
+        }
+        webhookSubscriptions.push(made)
+        subscriptionCreates.push({
+          ...made,
+          path: request.url ?? '',
+          accessToken: request.headers['x-shopify-access-token'] as string | undefined,
+        })
+        return send(200, { data: { webhookSubscriptionCreate: { webhookSubscription: made, userErrors: [] } } })
+      }
+      if (query.includes('webhookSubscriptions(')) {
+        const topics = variables.topics as string[] | undefined
+        const nodes = webhookSubscriptions.filter((subscription) => !topics || topics.includes(subscription.topic))
+        return send(200, { data: { webhookSubscriptions: { nodes } } })
       }
       if (query.includes('fulfillmentOrders')) {
         const orderId = String(variables.id).replace('gid://shopify/Order/', '')
@@ -143,8 +181,11 @@ export async function startShopifyStandIn(): Promise<ShopifyStandIn> {
       )
     },
     failNext: (...statuses) => failures.push(...statuses),
+    failNextSubscriptions: (...statuses) => subscriptionFailures.push(...statuses),
     fulfilments,
     answered,
+    webhookSubscriptions,
+    subscriptionCreates,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
 }

@@ -4,6 +4,7 @@
 //   GET    /v4.0/channels/{id}                              one channel;
 //   PATCH  /v4.0/channels/{id}                              its name, approval, shipping method or new secrets;
 //   DELETE /v4.0/channels/{id}                              deletes it (its webhooks are refused from then on);
+//   POST   /v4.0/channels/{id}/webhooks/subscribe          Shopify: its webhook subscriptions made again (a job);
 //   GET    /v4.0/channels/{id}/links                        its links of store variants or SKUs to products;
 //   POST   /v4.0/channels/{id}/links                        a link (or an ignore), for this and later orders;
 //   DELETE /v4.0/channels/{id}/links/{linkId}               deletes a link;
@@ -140,6 +141,27 @@ function registerChannelCrud(app: FastifyInstance, channels: ChannelsService): v
     async (request) => {
       const channel = await channels.update(request.caller, request.params.channelId, request.body)
       return outcomeReply(request, 'Updated', { channel })
+    },
+  )
+  api.post(
+    '/channels/:channelId/webhooks/subscribe',
+    {
+      config: manage,
+      schema: {
+        operationId: 'subscribeChannelWebhooks',
+        tags,
+        summary: "Shopify: subscribe the app's webhooks again (only the missing ones are made); the channel, pending",
+        description:
+          'The subscriptions are made by a job: GET the channel for its webhooks.state (subscribed or failed). A ' +
+          'WooCommerce channel is 400 naming channelId: its webhook is set up in the store.',
+        params: ChannelIdParamsSchema,
+        response: { 200: ChannelResponseSchema, ...ErrorResponses },
+      },
+    },
+    async (request) => {
+      refuseBody(request.body, 'The subscribe takes no body')
+      const channel = await channels.subscribeWebhooksAgain(request.caller, request.params.channelId)
+      return outcomeReply(request, 'Ok', { channel })
     },
   )
   api.delete(

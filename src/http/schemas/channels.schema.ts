@@ -3,6 +3,7 @@
 // checked by the service, so each problem is reported under its own field.
 import { Type } from 'typebox'
 import { CHANNEL_APPROVAL_MODES, MAX_APPROVAL_DELAY_HOURS } from '../../domain/approval.ts'
+import { CHANNEL_WEBHOOK_STATES, CHANNEL_WEBHOOK_TOPICS } from '../../domain/channel-webhooks.ts'
 import { CHANNEL_LIMITS, CHANNEL_STATUSES } from '../../domain/channels.ts'
 import { SHIPPING_METHODS, SIZING_MODES } from '../../domain/shipping-methods.ts'
 import {
@@ -42,6 +43,35 @@ const ChannelApprovalSchema = named(
 )
 const ShippingMethod = (description: string) =>
   Type.String({ maxLength: 20, description: `${description} One of ${SHIPPING_METHODS.join(', ')} (any case).` })
+const ChannelWebhooksSchema = named(
+  'ChannelWebhooks',
+  Type.Object(
+    {
+      state: StringEnum(
+        CHANNEL_WEBHOOK_STATES,
+        "subscribed: each topic reaches the channel's webhookUrl; pending: printroute is subscribing them; failed: " +
+          'the store refused or failed (reason says why): POST .../webhooks/subscribe tries again.',
+      ),
+      topics: Type.Array(StringEnum(CHANNEL_WEBHOOK_TOPICS, 'An Admin API webhook topic.'), {
+        description: "The topics known to reach the channel's webhookUrl.",
+      }),
+      reason: Type.Optional(
+        Type.String({ description: 'Why they failed, or the subscriptions to other addresses left alone.' }),
+      ),
+      checkedAt: Nullable(Type.String({ description: 'When the store was last asked; null until it was.' })),
+      elsewhere: Type.Optional(
+        Type.Array(Type.Object({ topic: Type.String(), uri: Type.String() }), {
+          description: "The app's subscriptions of these topics to other addresses: left alone.",
+        }),
+      ),
+    },
+    {
+      description:
+        "Shopify: the app's webhook subscriptions (ORDERS_CREATE, ORDERS_CANCELLED, APP_UNINSTALLED), made by " +
+        'printroute with the Admin API token when the channel is created or given new secrets.',
+    },
+  ),
+)
 const ChannelName = Nullable(SingleLineString({ maxLength: 100, description: 'What the merchant calls it.' }))
 
 export const ChannelSchema = named(
@@ -67,6 +97,7 @@ export const ChannelSchema = named(
       "The shipping method the channel's orders are created with (default Standard), whatever the store order says.",
     ),
     webhookUrl: Type.String({ description: "Where the store's webhooks go: paste it in the store's settings." }),
+    webhooks: Type.Optional(ChannelWebhooksSchema),
     created: Type.String(),
     lastUpdated: Type.String(),
   }),

@@ -1,7 +1,9 @@
 // The Channels page (docs/dashboard.md#channels-dashboardchannels): the account's storefront channels with their
 // status and webhook URL, the forms that connect a Shopify or a WooCommerce store (with the steps in the store's
-// admin, its approval and shipping method), and each channel's page: its orders waiting as not connected with a
-// Release button, the orders the store cancelled with what cancelling them answered, the shipments told to the store (a failing one with Try again now), its links (several print areas
+// admin, its approval and shipping method), and each channel's page: a Shopify channel's webhook subscriptions (made
+// by printroute; Subscribe again when they failed), its orders waiting as not connected with a Release button, the
+// orders the store cancelled with what cancelling them answered, the shipments told to the store (a failing one with
+// Try again now), its links (several print areas
 // each), its settings and secrets changed (PATCH), Delete.
 // Everything goes through /v4.0/channels (docs/channels.md), so the page can do nothing a client of the API cannot.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -39,6 +41,8 @@ interface Channel {
   approval: { mode: string; delayHours?: number }
   shippingMethod: string
   webhookUrl: string
+  /** Shopify: the app's webhook subscriptions printroute makes; absent when it never made them. */
+  webhooks?: { state: 'subscribed' | 'pending' | 'failed'; topics: string[]; reason?: string; checkedAt: string | null }
   created: string
 }
 
@@ -121,6 +125,26 @@ const STATUS_BADGES: Record<string, { words: string; badge: string }> = {
   active: { words: 'Active', badge: 'badge-ok' },
   failing: { words: 'Failing', badge: 'badge-error' },
   uninstalled: { words: 'Uninstalled', badge: 'badge-cancelled' },
+}
+
+/** A Shopify channel's webhook subscriptions: subscribed, being subscribed, or failed with why and a button. */
+function webhooksFact(channel: Channel, csrfToken: string, mayManage: boolean): Html {
+  if (channel.type !== 'shopify') return html``
+  const webhooks = channel.webhooks
+  const button = mayManage
+    ? html`<form method="post" action="${channelPath(channel.id, '/webhooks/subscribe')}" class="inline-form">${csrfField(csrfToken)}<button type="submit" class="button-small">Subscribe again</button></form>`
+    : ''
+  let line: Html
+  if (webhooks?.state === 'subscribed') {
+    line = html`<span class="badge badge-ok">Subscribed</span> <span class="muted">${webhooks.topics.join(', ')}${webhooks.checkedAt ? html`, checked ${formatTime(webhooks.checkedAt)}` : ''}</span>${webhooks.reason ? html`<div class="small muted">${webhooks.reason}</div>` : ''}`
+  } else if (webhooks?.state === 'pending') {
+    line = html`${stateBadge('pending')} <span class="muted">printroute is subscribing them: reload the page in a moment.</span>`
+  } else if (webhooks?.state === 'failed') {
+    line = html`${stateBadge('failed')} <span class="webhooks-reason">${webhooks.reason ?? ''}</span> ${button}`
+  } else {
+    line = html`<span class="muted">Not subscribed by printroute.</span> ${button}`
+  }
+  return html`<div class="facts-wide channel-webhooks"><dt>Webhooks</dt><dd>${line}</dd></div>`
 }
 
 /** The status, and when failing why: the store's last answer, or the secrets to enter again. */
@@ -226,7 +250,7 @@ function shopifySteps(): Html {
 <li><strong>Configure Admin API scopes</strong>: <code>read_orders</code> and <code>write_merchant_managed_fulfillment_orders</code>. Save.</li>
 <li><strong>Install app</strong>, reveal the <strong>Admin API access token</strong> (shown once) and copy the app's <strong>API secret key</strong>.</li>
 <li>Fill in the form below with the shop's <code>*.myshopify.com</code> domain, the token and the secret.</li>
-<li>Subscribe the app to <code>ORDERS_CREATE</code>, <code>ORDERS_CANCELLED</code> and <code>APP_UNINSTALLED</code> with the Admin API's <code>webhookSubscriptionCreate</code> mutation (the app's token; <code>uri</code> the channel's webhook URL, shown in the list once the channel is made; format JSON): Shopify signs these with the app's API secret key. Webhooks made under <strong>Settings → Notifications</strong> are signed with another key and cannot include <code>app/uninstalled</code>, so use the mutation for all three.</li>
+<li>That is all: printroute subscribes the app to new orders, cancellations and its own removal with the token, and the channel's page says when they are subscribed. If it says they failed, check the token and the <code>read_orders</code> scope, then press <strong>Subscribe again</strong>.</li>
 </ol>`
 }
 
@@ -535,7 +559,8 @@ async function channelContent(request: FastifyRequest, channel: Channel, form?: 
 <div><dt>Status</dt><dd>${statusCell(channel)}</dd></div>
 <div><dt>Approval</dt><dd>${approvalText(channel.approval)}</dd></div>
 <div><dt>Shipping method</dt><dd>${channel.shippingMethod}</dd></div>
-<div class="facts-wide"><dt>Webhook URL (paste it into the store)</dt><dd><code>${channel.webhookUrl}</code></dd></div></dl>
+${webhooksFact(channel, csrfToken, mayManage)}
+<div class="facts-wide"><dt>Webhook URL${channel.type === 'shopify' ? '' : ' (paste it into the store)'}</dt><dd><code>${channel.webhookUrl}</code></dd></div></dl>
 ${form?.form === 'link' && form.refused ? errorSummary(form.refused, linkErrors, 'The link could not be added') : ''}
 ${form?.form === 'edit' && form.refused ? errorSummary(form.refused, editErrors, 'The channel could not be changed') : ''}
 <section aria-labelledby="pending-heading"><h2 id="pending-heading">Not connected orders</h2>
@@ -596,7 +621,10 @@ export function registerChannelPages(pages: FastifyInstance, dashboard: Dashboar
     const channel = answer.body.channel
     return dashboard.redirect(reply, `/channels/${encodeURIComponent(channel.id)}`, {
       kind: 'success',
-      text: `Channel ${channel.id} made: paste its webhook URL ${channel.webhookUrl} into the store.`,
+      text:
+        channel.type === 'shopify'
+          ? `Channel ${channel.id} made: printroute is subscribing the store's webhooks.`
+          : `Channel ${channel.id} made: paste its webhook URL ${channel.webhookUrl} into the store.`,
     })
   })
 
@@ -658,10 +686,20 @@ export function registerChannelPages(pages: FastifyInstance, dashboard: Dashboar
 }
 
 /**
- * The channel page's buttons that only call the API and go back to the page with its answer: Try again now (a
- * shipment), Delete (a link), Release (a waiting order), Delete this channel.
+ * The channel page's buttons that only call the API and go back to the page with its answer: Subscribe again (the
+ * store's webhooks), Try again now (a shipment), Delete (a link), Release (a waiting order), Delete this channel.
  */
 function registerChannelActions(pages: FastifyInstance, dashboard: Dashboard): void {
+  pages.post<{ Params: { channelId: string } }>('/channels/:channelId/webhooks/subscribe', async (request, reply) => {
+    const id = encodeURIComponent(request.params.channelId)
+    const answer = await request.signedIn.api.post(`/channels/${id}/webhooks/subscribe`)
+    return dashboard.redirect(
+      reply,
+      `/channels/${id}`,
+      answer.ok ? { kind: 'success', text: "Subscribing the store's webhooks again." } : errorNotice(answer),
+    )
+  })
+
   pages.post<{ Params: { channelId: string; fulfilmentId: string } }>(
     '/channels/:channelId/fulfilments/:fulfilmentId/retry',
     async (request, reply) => {
