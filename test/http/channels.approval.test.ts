@@ -2,25 +2,19 @@
 // creates the order as before, delayed holds it before production for delayHours (its holdUntil, on the test clock),
 // manual creates a draft that waits for actions/confirm; a bad setting is 400 naming approval.delayHours.
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
-import { type ShopifyStandIn, shopifyWebhookHeaders, startShopifyStandIn } from '../support/shopify-stand-in.ts'
+import {
+  type ShopifyStandIn,
+  shopifyOrderBody,
+  shopifyWebhookHeaders,
+  startShopifyStandIn,
+} from '../support/shopify-stand-in.ts'
 import { json, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
 const SHOP = 'approval-test.myshopify.com'
 const WEBHOOK_SECRET = 'shpss_approval_secret'
-const fixture = readFileSync(new URL('../fixtures/shopify/orders-create.json', import.meta.url), 'utf8')
-
-function storeOrder(id: string, name: string): string {
-  const order = JSON.parse(fixture)
-  order.id = Number(id)
-  order.admin_graphql_api_id = `gid://shopify/Order/${id}`
-  order.name = name
-  return JSON.stringify(order)
-}
-
 const databases = tier('http')
 
 for (const kind of databases) {
@@ -45,7 +39,7 @@ for (const kind of databases) {
       t.live({ method, url, headers: { 'content-type': 'application/json' }, payload: payload as object })
     /** The store order received by its webhook and mapped as its job would; the printroute order it became. */
     const receive = async (externalOrderId: string, name: string) => {
-      const body = storeOrder(externalOrderId, name)
+      const body = shopifyOrderBody(externalOrderId, name)
       const received = await t.app.live.inject({
         method: 'POST',
         url: `/channels/v1/${channelId}/shopify`,

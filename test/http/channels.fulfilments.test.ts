@@ -5,28 +5,23 @@
 // of its own beside the scheduled one, which then finds the attempt made: the store is told once) and a refused one
 // pending again; one already delivered is 400 naming fulfilmentId.
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import { jobIdFromKey } from '../../src/adapters/job-queue.ts'
 import { parseId } from '../../src/domain/ids.ts'
 import { jobRequest } from '../../src/domain/jobs.ts'
 import { type ChannelHarness, startChannelHarness } from '../support/channel-harness.ts'
-import { type ShopifyStandIn, shopifyWebhookHeaders, startShopifyStandIn } from '../support/shopify-stand-in.ts'
+import {
+  type ShopifyStandIn,
+  shopifyOrderBody,
+  shopifyWebhookHeaders,
+  startShopifyStandIn,
+} from '../support/shopify-stand-in.ts'
 import { json } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
 const SHOP = 'fulfilments-test.myshopify.com'
 const WEBHOOK_SECRET = 'shpss_fulfilments_secret'
-const fixture = readFileSync(new URL('../fixtures/shopify/orders-create.json', import.meta.url), 'utf8')
 const CANVAS_LINE = '866550311766439020'
-
-function storeOrder(id: string, name: string): string {
-  const order = JSON.parse(fixture)
-  order.id = Number(id)
-  order.admin_graphql_api_id = `gid://shopify/Order/${id}`
-  order.name = name
-  return JSON.stringify(order)
-}
 
 const databases = tier('http')
 
@@ -56,7 +51,7 @@ for (const kind of databases) {
 
     /** A store order received, created, and its one shipment shipped: its fulfilment's number. */
     const shipStoreOrder = async (externalOrderId: string, name: string): Promise<number> => {
-      const body = storeOrder(externalOrderId, name)
+      const body = shopifyOrderBody(externalOrderId, name)
       const received = await h.t.app.live.inject({
         method: 'POST',
         url: `/channels/v1/${channelId}/shopify`,

@@ -6,7 +6,6 @@
 // signed with the new secret is accepted and the fulfilment is tried again now.
 import assert from 'node:assert/strict'
 import { createHmac } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import { createLogger } from '../../src/adapters/logger.ts'
 import { channelKeyFingerprint, parseChannelSecretsKey } from '../../src/domain/channels.ts'
@@ -15,7 +14,12 @@ import { registerChannelsPages } from '../../src/web/operator/channels.pages.ts'
 import { type AdminPagesHarness, startAdminPages } from '../support/admin-pages.ts'
 import { type ChannelHarness, startChannelHarness } from '../support/channel-harness.ts'
 import { captureLogs } from '../support/log-capture.ts'
-import { type ShopifyStandIn, shopifyWebhookHeaders, startShopifyStandIn } from '../support/shopify-stand-in.ts'
+import {
+  type ShopifyStandIn,
+  shopifyOrderBody,
+  shopifyWebhookHeaders,
+  startShopifyStandIn,
+} from '../support/shopify-stand-in.ts'
 import { json, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 import {
@@ -34,16 +38,6 @@ const WEBHOOK_SECRET = 'shpss_before_the_key_change'
 const NEW_TOKEN = 'shpat_after_the_key_change'
 const NEW_WEBHOOK_SECRET = 'shpss_after_the_key_change'
 const CANVAS_LINE = '866550311766439020'
-const fixture = readFileSync(new URL('../fixtures/shopify/orders-create.json', import.meta.url), 'utf8')
-
-function storeOrder(id: string, name: string): string {
-  const order = JSON.parse(fixture)
-  order.id = Number(id)
-  order.admin_graphql_api_id = `gid://shopify/Order/${id}`
-  order.name = name
-  return JSON.stringify(order)
-}
-
 function wooHeaders(topic: string, body: string, deliveryId: string, secret: string): Record<string, string> {
   return {
     'content-type': 'application/json',
@@ -135,7 +129,7 @@ for (const kind of databases) {
       })
       assert.equal(linked.statusCode, 201, linked.body)
       await h.post(`/v4.0/channels/${shopifyId}/links`, { externalSku: 'MUG-OWN', ignore: true })
-      const body = storeOrder('7001', '#7001')
+      const body = shopifyOrderBody('7001', '#7001')
       const received = await h.t.app.live.inject({
         method: 'POST',
         url: `/channels/v1/${shopifyId}/shopify`,
@@ -188,7 +182,7 @@ for (const kind of databases) {
 
     test('a signed webhook answers 503 ServiceUnavailable and stores nothing; so does an unsigned one', async () => {
       const kept = await keptWebhooks()
-      const signed = await shopifyWebhook(storeOrder('7002', '#7002'), 'after-1', WEBHOOK_SECRET)
+      const signed = await shopifyWebhook(shopifyOrderBody('7002', '#7002'), 'after-1', WEBHOOK_SECRET)
       assert.equal(signed.statusCode, 503, signed.body)
       const answer = json(signed)
       assert.equal(answer.outcome, 'ServiceUnavailable')
@@ -196,7 +190,7 @@ for (const kind of databases) {
       assert.equal(answer.data.channelId, shopifyId)
       assert.equal(answer.data.reason, 'ChannelSecretsUnreadable')
       assert.ok(answer.traceParent)
-      const unsigned = await shopifyWebhook(storeOrder('7003', '#7003'), 'after-2', null)
+      const unsigned = await shopifyWebhook(shopifyOrderBody('7003', '#7003'), 'after-2', null)
       assert.equal(unsigned.statusCode, 503, unsigned.body)
       const wooBody = wooCommerceFixture('order-created')
       const wooSigned = await wooWebhook(wooBody, 'after-3', woo.webhookSecret)
@@ -230,7 +224,7 @@ for (const kind of databases) {
       assert.match(wooChannel.statusReason, /\(consumerKey, consumerSecret, webhookSecret\)/)
       // Set once: another refused webhook, a minute later, changes nothing.
       ;(b as TestApp).clock.advanceSeconds(60)
-      await shopifyWebhook(storeOrder('7004', '#7004'), 'after-4', WEBHOOK_SECRET)
+      await shopifyWebhook(shopifyOrderBody('7004', '#7004'), 'after-4', WEBHOOK_SECRET)
       assert.equal((await channelOnB(shopifyId)).lastUpdated, shopify.lastUpdated)
       // The merchant's dashboard, signed in with the account's Live key.
       const signedIn = await (b as TestApp).app.services.sessions.signIn(h.t.account.liveKey, 'live')
@@ -312,10 +306,10 @@ for (const kind of databases) {
       for (const row of rows) {
         assert.ok(row.c.startsWith(`v1.${fingerprint(KEY_B)}.`) && row.w.startsWith(`v1.${fingerprint(KEY_B)}.`))
       }
-      const accepted = await shopifyWebhook(storeOrder('7005', '#7005'), 'after-5', NEW_WEBHOOK_SECRET)
+      const accepted = await shopifyWebhook(shopifyOrderBody('7005', '#7005'), 'after-5', NEW_WEBHOOK_SECRET)
       assert.equal(accepted.statusCode, 200, accepted.body)
       assert.equal(json(accepted).received, 'accepted')
-      const old = await shopifyWebhook(storeOrder('7006', '#7006'), 'after-6', WEBHOOK_SECRET)
+      const old = await shopifyWebhook(shopifyOrderBody('7006', '#7006'), 'after-6', WEBHOOK_SECRET)
       assert.equal(old.statusCode, 401, old.body)
       const wooBody = wooCommerceFixture('order-created')
       const wooAccepted = await wooWebhook(wooBody, 'after-7', 'a new webhook secret')

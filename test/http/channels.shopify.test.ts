@@ -3,32 +3,24 @@
 // dropped when replayed, an order with an unlinked item waiting as not connected until linked and released (once),
 // a store cancellation cancelling its order, and a shipped shipment told to the store once through 500 and 429.
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import { parseId } from '../../src/domain/ids.ts'
 import { sessionCookieName } from '../../src/domain/session-cookie.ts'
 import { type ChannelHarness, startChannelHarness } from '../support/channel-harness.ts'
 import type { ImageServer } from '../support/image-server.ts'
 import type { PipelineDriver } from '../support/pipeline-driver.ts'
-import { type ShopifyStandIn, shopifyWebhookHeaders, startShopifyStandIn } from '../support/shopify-stand-in.ts'
+import {
+  type ShopifyStandIn,
+  shopifyOrderBody,
+  shopifyWebhookHeaders,
+  startShopifyStandIn,
+} from '../support/shopify-stand-in.ts'
 import { json, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
 const SHOP = 'printroute-test.myshopify.com'
 const WEBHOOK_SECRET = 'shpss_test_secret'
 const TOKEN = 'shpat_test_token_0123456789'
-const fixture = readFileSync(new URL('../fixtures/shopify/orders-create.json', import.meta.url), 'utf8')
-
-/** The fixture order with its id, name and line items changed (as text: ids beyond 2^53 stay exact). */
-function storeOrder(id: string, name: string, cancelled = false): string {
-  const order = JSON.parse(fixture)
-  order.id = Number(id)
-  order.admin_graphql_api_id = `gid://shopify/Order/${id}`
-  order.name = name
-  if (cancelled) order.cancelled_at = '2026-03-01T10:00:00-05:00'
-  return JSON.stringify(order)
-}
-
 const CANVAS_LINE = '866550311766439020'
 const MUG_LINE = '141249953214522974'
 
@@ -116,7 +108,7 @@ for (const kind of databases) {
     })
 
     test('a wrong signature is 401 and stores nothing; a replayed webhook id is dropped', async () => {
-      const body = storeOrder('5001', '#1001')
+      const body = shopifyOrderBody('5001', '#1001')
       const wrong = await webhook(body, 'orders/create', 'wh-1', 'another-secret')
       assert.equal(wrong.statusCode, 401, wrong.body)
       const none = await t.database.db.query('SELECT id FROM channel_webhooks')
@@ -165,7 +157,7 @@ for (const kind of databases) {
       assert.equal(order.metadata.channelId, channelId)
       assert.equal(order.idempotencyKey, `shopify:${SHOP}:5001`)
       // The same store order delivered again (a new webhook id) creates nothing more.
-      await webhook(storeOrder('5001', '#1001'), 'orders/create', 'wh-2')
+      await webhook(shopifyOrderBody('5001', '#1001'), 'orders/create', 'wh-2')
       await mapWebhooks()
       const count = await t.database.db.query("SELECT id FROM orders WHERE document LIKE '%shopify:%5001%'")
       assert.equal(count.length, 1)
@@ -211,11 +203,11 @@ for (const kind of databases) {
     })
 
     test('a store cancellation cancels the printroute order and records the answer', async () => {
-      await webhook(storeOrder('5002', '#1002'), 'orders/create', 'wh-3')
+      await webhook(shopifyOrderBody('5002', '#1002'), 'orders/create', 'wh-3')
       await mapWebhooks()
       const created = await channelOrder('5002')
       assert.equal(created?.state, 'created')
-      await webhook(storeOrder('5002', '#1002', true), 'orders/cancelled', 'wh-4')
+      await webhook(shopifyOrderBody('5002', '#1002', true), 'orders/cancelled', 'wh-4')
       await mapWebhooks()
       const cancelled = await channelOrder('5002')
       assert.equal(cancelled?.state, 'cancelled')
@@ -232,7 +224,7 @@ for (const kind of databases) {
       const ordersBefore = await t.database.db.query('SELECT id FROM orders')
       const fulfilmentsBefore = await t.database.db.query('SELECT id, status, attempts FROM channel_fulfilments')
       t.clock.advanceSeconds(60)
-      await webhook(storeOrder('5001', '#1001', true), 'orders/cancelled', 'wh-cancel-late')
+      await webhook(shopifyOrderBody('5001', '#1001', true), 'orders/cancelled', 'wh-cancel-late')
       await mapWebhooks()
       const cancelled = await channelOrder('5001')
       assert.equal(cancelled?.state, 'cancelled')
@@ -253,7 +245,7 @@ for (const kind of databases) {
       )
       assert.equal(shopify.fulfilments.length, 1, 'nothing more told to the store')
       // The same cancellation delivered again (a new webhook id) asks nothing twice.
-      await webhook(storeOrder('5001', '#1001', true), 'orders/cancelled', 'wh-cancel-late-2')
+      await webhook(shopifyOrderBody('5001', '#1001', true), 'orders/cancelled', 'wh-cancel-late-2')
       await mapWebhooks()
       assert.equal((await channelOrder('5001'))?.cancellation, cancelled?.cancellation)
     })
@@ -297,7 +289,7 @@ for (const kind of databases) {
       const tooLarge = await webhook(big, 'orders/create', 'wh-big')
       assert.equal(tooLarge.statusCode, 413, tooLarge.body.slice(0, 300))
       assert.equal(json(tooLarge).outcome, 'PayloadTooLarge')
-      const body = storeOrder('5003', '#1003')
+      const body = shopifyOrderBody('5003', '#1003')
       const sandbox = await t.app.sandbox.inject({
         method: 'POST',
         url: `/channels/v1/${channelId}/shopify`,

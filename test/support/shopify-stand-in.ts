@@ -4,6 +4,7 @@
 // webhooks as Shopify does (base64 HMAC-SHA256 of the raw body) and can be told to answer the next calls with an
 // HTTP error (500, 429 with Retry-After) to exercise the outbox's retries.
 import { createHmac } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
@@ -40,6 +41,21 @@ export interface ShopifyStandIn {
   /** Every webhookSubscriptionCreate it accepted, with the path it came on and the token it carried. */
   subscriptionCreates: (StandInWebhookSubscription & { path: string; accessToken: string | undefined })[]
   close(): Promise<void>
+}
+
+const ORDER_FIXTURE = readFileSync(new URL('../fixtures/shopify/orders-create.json', import.meta.url), 'utf8')
+
+/**
+ * The body of an `orders/create` webhook: the fixture order with its id and name changed, and cancelled when asked
+ * (as text: its line items' ids beyond 2^53 stay exact).
+ */
+export function shopifyOrderBody(id: string, name: string, cancelled = false): string {
+  const order = JSON.parse(ORDER_FIXTURE)
+  order.id = Number(id)
+  order.admin_graphql_api_id = `gid://shopify/Order/${id}`
+  order.name = name
+  if (cancelled) order.cancelled_at = '2026-03-01T10:00:00-05:00'
+  return JSON.stringify(order)
 }
 
 /** The headers Shopify sends a webhook with, its HMAC made with `secret`. */
