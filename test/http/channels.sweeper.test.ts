@@ -3,14 +3,13 @@
 // and deleted it) stays pending; once its attempt is overdue by the margin the sweeper puts the job back and the
 // store is told exactly once; nothing is put back before the margin, nor once it is delivered.
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
 import { describe, test } from 'node:test'
 import { jobIdFromKey } from '../../src/adapters/job-queue.ts'
 import { jobRequest } from '../../src/domain/jobs.ts'
 import { STALLED_FULFILMENT_MARGIN_SECONDS } from '../../src/services/channel-fulfilments.service.ts'
 import { startChannelHarness } from '../support/channel-harness.ts'
 import { openTestDatabase } from '../support/databases.ts'
-import { shopifyWebhookHeaders, startShopifyStandIn } from '../support/shopify-stand-in.ts'
+import { shopifyOrderBody, shopifyWebhookHeaders, startShopifyStandIn } from '../support/shopify-stand-in.ts'
 import { startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
@@ -18,13 +17,7 @@ import { waitFor } from '../support/wait.ts'
 const SHOP = 'sweeper-test.myshopify.com'
 const WEBHOOK_SECRET = 'shpss_sweeper_secret'
 const CANVAS_LINE = '866550311766439020'
-const body = (() => {
-  const order = JSON.parse(readFileSync(new URL('../fixtures/shopify/orders-create.json', import.meta.url), 'utf8'))
-  order.id = 7001
-  order.admin_graphql_api_id = 'gid://shopify/Order/7001'
-  order.name = '#3001'
-  return JSON.stringify(order)
-})()
+const body = shopifyOrderBody('7001', '#3001')
 
 const databases = tier('sql')
 
