@@ -213,7 +213,10 @@ async function measureAlternatives(
   const embedded = (await sharp(first).metadata()).icc?.equals(icc)
   const cases: [string, () => Promise<unknown>][] = [
     ['sRGB print file (the renderer today): geometry, colour, JPEG', () => viaSrgb(geometry, jpeg)],
-    ['CMYK print file, lcms in libvips after the resize (a photo not enlarged)', () => viaLcms(geometry, profile, jpeg)],
+    [
+      'CMYK print file, lcms in libvips after the resize (a photo not enlarged)',
+      () => viaLcms(geometry, profile, jpeg),
+    ],
     ['CMYK, lookup table in JavaScript, a fresh TIFF buffer each time', () => viaLut(cmykTiff(width, height, icc))],
     ['CMYK, lookup table in JavaScript, one TIFF buffer kept between renders', () => viaLut(kept)],
     [
