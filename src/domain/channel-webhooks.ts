@@ -29,7 +29,21 @@ export interface ChannelWebhookSubscription {
   attempt: number
   /** Subscriptions of the channel's topics to other addresses: left alone, reported. */
   elsewhere: StoreWebhookSubscription[]
+  /**
+   * Automatic retries of this run queued so far (absent: none, as before retries existed): the retry job numbered
+   * the same is the only one that may run next, so a retry made once is not made again.
+   */
+  retries?: number
+  /** When the queued automatic retry is due; absent or null when none is queued. */
+  nextAttemptAt?: string | null
 }
+
+/**
+ * Delays of the automatic retries of a run a store failed in passing (HTTP 5xx, 429, a timeout), counted from the
+ * failure before: 1 min, 5 min, 30 min, 2 h; a 429's longer Retry-After is honoured. Then it stays failed until
+ * "subscribe again" or new secrets.
+ */
+export const CHANNEL_WEBHOOK_RETRY_SCHEDULE_SECONDS: readonly number[] = [60, 300, 1800, 7200]
 
 /** What one run has to do, from the store's subscriptions of the channel's topics. */
 export interface SubscriptionPlan {

@@ -31,6 +31,7 @@ test('each job name builds its deterministic key from its payload', () => {
     jobRequest('fulfil-channel-shipment', { fulfilmentId: 12, attempt: 3 }).key,
     jobRequest('fulfil-channel-shipment', { fulfilmentId: 12, attempt: 4, now: true }).key,
     jobRequest('subscribe-channel-webhooks', { channelId: 12, attempt: 2 }).key,
+    jobRequest('subscribe-channel-webhooks', { channelId: 12, attempt: 2, retry: 3 }).key,
     jobRequest('run-order-import', { importId: 4 }).key,
     jobRequest('expire-draft', { orderId: 'ord_1' }).key,
     jobRequest('simulated-claim-decision', { claimId: 'clm_5' }).key,
@@ -51,6 +52,7 @@ test('each job name builds its deterministic key from its payload', () => {
     'channel-fulfilment:12:3',
     'channel-fulfilment:12:4:now',
     'channel-webhooks:12:2',
+    'channel-webhooks:12:2:r3',
     'order-import:4',
     'expire-draft:ord_1',
     'simulated-claim:clm_5',
@@ -58,7 +60,11 @@ test('each job name builds its deterministic key from its payload', () => {
     'card-refund:6',
     'payment-event:stripe:evt_1',
   ])
-  assert.equal(keys.length, JOB_NAMES.length + 1, 'every job name is covered (the fulfilment twice)')
+  assert.equal(
+    keys.length,
+    JOB_NAMES.length + 2,
+    'every job name is covered (the fulfilment and the subscriptions twice)',
+  )
 })
 
 test('a job request carries its payload, and a start time only when given one', () => {

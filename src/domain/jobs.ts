@@ -73,9 +73,10 @@ export interface JobPayloads {
   'fulfil-channel-shipment': { fulfilmentId: number; attempt: number; now?: true }
   /**
    * One run of a Shopify channel's webhook subscriptions (services/channel-webhooks.service.ts): `attempt` is the
-   * channel's run number, so "subscribe again" queues a job of its own and a replaced run does nothing.
+   * channel's run number, so "subscribe again" queues a job of its own and a replaced run does nothing. `retry`: the
+   * automatic retry of that run after a passing store failure (absent: the run itself).
    */
-  'subscribe-channel-webhooks': { channelId: number; attempt: number }
+  'subscribe-channel-webhooks': { channelId: number; attempt: number; retry?: number }
   /** Cancels a draft not confirmed by its `expiresAt` (docs/api.md#drafts-and-holds); queued for that instant. */
   'expire-draft': { orderId: string }
   /** Reads one CSV order import and creates its orders (services/order-imports.service.ts). */
@@ -109,7 +110,8 @@ const JOB_KEYS: { [N in JobName]: (data: JobPayloads[N]) => string } = {
   'map-channel-webhook': ({ webhookId }) => `channel-webhook:${webhookId}`,
   'fulfil-channel-shipment': ({ fulfilmentId, attempt, now }) =>
     `channel-fulfilment:${fulfilmentId}:${attempt}${now ? ':now' : ''}`,
-  'subscribe-channel-webhooks': ({ channelId, attempt }) => `channel-webhooks:${channelId}:${attempt}`,
+  'subscribe-channel-webhooks': ({ channelId, attempt, retry }) =>
+    `channel-webhooks:${channelId}:${attempt}${retry ? `:r${retry}` : ''}`,
   'expire-draft': ({ orderId }) => `expire-draft:${orderId}`,
   'run-order-import': ({ importId }) => `order-import:${importId}`,
   'charge-saved-card': ({ providerPaymentId }) => `charge-saved-card:${providerPaymentId}`,

@@ -190,10 +190,10 @@ export function buildJobRegistry(services: JobServices, options: { renderConcurr
       expireInSeconds: 120,
     },
     'subscribe-channel-webhooks': {
-      // A store's failure is the run's own outcome (failed, with its reason, for "subscribe again"); pg-boss retries
-      // only crashes and database errors, and a run replaced by a newer one does nothing. Three Admin API calls of
-      // at most 15 s each, at most four.
-      handler: ({ channelId, attempt }) => services.channels.subscribeWebhooks(channelId, attempt),
+      // A store's failure is the run's own outcome (failed, with its reason; a passing one queues the run's own
+      // retry on its schedule); pg-boss retries only crashes and database errors, and a run replaced by a newer one,
+      // or a retry already made, does nothing. Three Admin API calls of at most 15 s each, at most four.
+      handler: ({ channelId, attempt, retry }) => services.channels.subscribeWebhooks(channelId, attempt, retry ?? 0),
       concurrency: 2,
       retryLimit: 5,
       expireInSeconds: 120,

@@ -709,16 +709,21 @@ export async function startWebhookSubscriptionRun(
   return rows[0]?.subscription
 }
 
-/** Records a run's outcome, unless a newer run was started meanwhile (its own outcome is the one to show). */
+/**
+ * Records the outcome of run `outcome.attempt`'s try number `retry` (0: the run itself), unless a newer run was
+ * started meanwhile (its own outcome is the one to show) or that try was already recorded (its retry is queued).
+ */
 export async function recordWebhookSubscriptionRun(
   db: Queryable,
   channelId: number,
   outcome: ChannelWebhookSubscription,
+  retry = 0,
 ): Promise<boolean> {
   const rows = await db.query<{ id: number | string }>(
     `UPDATE channels SET webhook_subscription = $2::jsonb
-      WHERE id = $1 AND (webhook_subscription->>'attempt')::int = $3 RETURNING id`,
-    [channelId, JSON.stringify(outcome), outcome.attempt],
+      WHERE id = $1 AND (webhook_subscription->>'attempt')::int = $3
+        AND COALESCE((webhook_subscription->>'retries')::int, 0) = $4 RETURNING id`,
+    [channelId, JSON.stringify(outcome), outcome.attempt, retry],
   )
   return rows.length > 0
 }

@@ -2,7 +2,9 @@
 // (docs/channels.md, step 5): merchants who connect a shop do not write GraphQL. A run is a job
 // (`subscribe-channel-webhooks`), queued in the transaction that creates the channel or gives it new secrets, or by
 // "Subscribe again": the store's answer never slows or breaks the channel's create, and a store that fails (500, 429,
-// a timeout) leaves the channel as it is, its subscriptions `failed` with the reason until a run succeeds. A run asks
+// a timeout) leaves the channel as it is, its subscriptions `failed` with the reason until a run succeeds. Such a
+// passing failure queues the run's own retry on CHANNEL_WEBHOOK_RETRY_SCHEDULE_SECONDS (a 429's Retry-After
+// honoured, as the fulfilment outbox does), a few times, then it stays failed; a refusal is not retried. A run asks
 // the store for the app's subscriptions of the three topics and creates only the missing ones for the channel's
 // webhookUrl, so runs repeat safely; a topic also subscribed to another address is left alone and reported.
 import type { Clock } from '../adapters/clock.ts'
@@ -10,6 +12,7 @@ import type { Database, Queryable } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { AccountScope } from '../domain/account-scope.ts'
 import {
+  CHANNEL_WEBHOOK_RETRY_SCHEDULE_SECONDS,
   CHANNEL_WEBHOOK_TOPICS,
   type ChannelWebhookState,
   type ChannelWebhookSubscription,
@@ -23,6 +26,7 @@ import type { Environment } from '../domain/environment.ts'
 import { formatId, parseRequestId } from '../domain/ids.ts'
 import { jobRequest } from '../domain/jobs.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
+import { nextAttemptAt } from '../domain/retry-schedule.ts'
 import {
   type StorefrontAdapter,
   type StorefrontCredentials,
@@ -48,6 +52,8 @@ export interface ChannelWebhooksView {
   checkedAt: string | null
   /** Subscriptions of the channel's topics to other addresses, left alone. */
   elsewhere?: StoreWebhookSubscription[]
+  /** Failed in passing: when printroute tries again by itself; absent when it will not. */
+  nextAttemptAt?: string
 }
 
 /** What the channel shows of its subscriptions; undefined when printroute never subscribed it (WooCommerce). */
@@ -60,6 +66,7 @@ export function channelWebhooksView(row: Pick<ChannelRow, 'webhookSubscription'>
     ...(kept.reason ? { reason: kept.reason } : {}),
     checkedAt: kept.checkedAt,
     ...(kept.elsewhere.length > 0 ? { elsewhere: kept.elsewhere } : {}),
+    ...(kept.state === 'failed' && kept.nextAttemptAt ? { nextAttemptAt: kept.nextAttemptAt } : {}),
   }
 }
 
@@ -82,8 +89,11 @@ export async function queueWebhookSubscription(
 }
 
 export interface ChannelWebhooksService {
-  /** The job: one run of the channel's subscriptions (a run replaced by a newer one does nothing). */
-  subscribe(channelId: number, attempt: number): Promise<void>
+  /**
+   * The job: one run of the channel's subscriptions, or its automatic retry number `retry` (0: the run itself). A
+   * run replaced by a newer one, or a try already recorded, does nothing.
+   */
+  subscribe(channelId: number, attempt: number, retry: number): Promise<void>
   /** "Subscribe again": a new run queued now; 400 naming channelId for a channel whose store has none. */
   subscribeAgain(caller: AccountScope, channelId: string): Promise<void>
 }
@@ -101,17 +111,45 @@ export interface ChannelWebhooksDeps {
 
 export function createChannelWebhooksService(deps: ChannelWebhooksDeps): ChannelWebhooksService {
   const log = deps.log ?? silentLogger
+  const schedule = CHANNEL_WEBHOOK_RETRY_SCHEDULE_SECONDS
   return {
-    async subscribe(channelId, attempt) {
+    async subscribe(channelId, attempt, retry) {
       const channel = await findChannel(deps.db, channelId)
       const adapter = channel && deps.adapters[channel.type]
-      if (!channel || !adapter || channel.webhookSubscription?.attempt !== attempt) return
-      const outcome = await runSubscriptions(deps, channel, adapter, attempt)
-      if (!(await recordWebhookSubscriptionRun(deps.db, channel.id, outcome))) return
-      log.info(
-        { step: 'channel-webhook-subscriptions', channelId: formatId('chn', channel.id), attempt },
-        `channel ${formatId('chn', channel.id)} webhooks ${outcome.state}${outcome.reason ? `: ${outcome.reason}` : ''}`,
-      )
+      const kept = channel?.webhookSubscription
+      if (!channel || !adapter || kept?.attempt !== attempt || (kept.retries ?? 0) !== retry) return
+      const { subscription, retryAfterSeconds } = await runSubscriptions(deps, channel, adapter, attempt)
+      // A passing failure queues the next try of the same run; the page says failed meanwhile, with the reason.
+      const next =
+        retryAfterSeconds === undefined ? null : nextAttemptAt(schedule, retry, deps.clock.now(), retryAfterSeconds)
+      const outcome: ChannelWebhookSubscription = {
+        ...subscription,
+        retries: next ? retry + 1 : retry,
+        nextAttemptAt: next?.toISOString() ?? null,
+      }
+      const recorded = await deps.db.transaction(async (tx) => {
+        if (!(await recordWebhookSubscriptionRun(tx, channel.id, outcome, retry))) return false
+        if (next) {
+          await deps.jobs.enqueue(tx, [
+            jobRequest('subscribe-channel-webhooks', { channelId: channel.id, attempt, retry: retry + 1 }, next),
+          ])
+        }
+        return true
+      })
+      if (!recorded) return
+      const line = {
+        step: 'channel-webhook-subscriptions',
+        channelId: formatId('chn', channel.id),
+        attempt,
+        retry,
+        maxRetries: schedule.length,
+        nextAttemptAt: outcome.nextAttemptAt,
+      }
+      const message = `channel ${line.channelId} webhooks ${outcome.state}${outcome.reason ? `: ${outcome.reason}` : ''}${
+        next ? `, tries again at ${outcome.nextAttemptAt}` : ''
+      }`
+      if (outcome.state === 'failed' && !next) log.warn(line, message)
+      else log.info(line, message)
     },
     async subscribeAgain(caller, channelId) {
       const number = parseRequestId('chn', channelId, 'channelId')
@@ -131,6 +169,15 @@ export function createChannelWebhooksService(deps: ChannelWebhooksDeps): Channel
 }
 
 /**
+ * What one try found; `retryAfterSeconds` is set (a number, or null when the store named no delay) only when the
+ * store failed in passing and the try may be made again.
+ */
+interface RunOutcome {
+  subscription: ChannelWebhookSubscription
+  retryAfterSeconds?: number | null
+}
+
+/**
  * One run: the app's subscriptions of the topics, then one create per topic missing for the channel's URI. A store
  * that fails or refuses ends the run `failed` with its reason, the topics made so far kept; a database error is
  * thrown (the queue retries the job).
@@ -140,16 +187,22 @@ async function runSubscriptions(
   channel: ChannelRow,
   adapter: StorefrontAdapter,
   attempt: number,
-): Promise<ChannelWebhookSubscription> {
+): Promise<RunOutcome> {
   const uri = deps.webhookUrl(channel.environment, channel.type, formatId('chn', channel.id))
   const topics: ChannelWebhookTopic[] = []
-  const outcome = (state: ChannelWebhookState, reason: string | null, elsewhere: StoreWebhookSubscription[] = []) => ({
-    state,
-    topics: CHANNEL_WEBHOOK_TOPICS.filter((topic) => topics.includes(topic)),
-    reason,
-    checkedAt: deps.clock.now().toISOString(),
-    attempt,
-    elsewhere,
+  const outcome = (
+    state: ChannelWebhookState,
+    reason: string | null,
+    elsewhere: StoreWebhookSubscription[] = [],
+  ): RunOutcome => ({
+    subscription: {
+      state,
+      topics: CHANNEL_WEBHOOK_TOPICS.filter((topic) => topics.includes(topic)),
+      reason,
+      checkedAt: deps.clock.now().toISOString(),
+      attempt,
+      elsewhere,
+    },
   })
   let credentials: StorefrontCredentials
   try {
@@ -171,6 +224,7 @@ async function runSubscriptions(
     return outcome('subscribed', elsewhereReason(plan.elsewhere), plan.elsewhere)
   } catch (error) {
     if (!(error instanceof StorefrontError)) throw error
-    return outcome('failed', error.message)
+    const failed = outcome('failed', error.message)
+    return error.retryable ? { ...failed, retryAfterSeconds: error.retryAfterSeconds } : failed
   }
 }

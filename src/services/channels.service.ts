@@ -245,8 +245,8 @@ export interface ChannelsService {
   sealedUnderAnotherKey(): Promise<{ currentFingerprint: string; keys: { fingerprint: string; channels: number }[] }>
   /** Retention: deletes mapped webhooks received before `before`; how many. */
   expireWebhooks(before: Date): Promise<number>
-  /** The job: one run of a Shopify channel's webhook subscriptions (channel-webhooks.service.ts). */
-  subscribeWebhooks(channelId: number, attempt: number): Promise<void>
+  /** The job: one run (or automatic retry) of a Shopify channel's webhook subscriptions (channel-webhooks.service.ts). */
+  subscribeWebhooks(channelId: number, attempt: number, retry?: number): Promise<void>
   /** "Subscribe again": a new run of the channel's webhook subscriptions queued; the channel, `pending`. */
   subscribeWebhooksAgain(caller: Caller, channelId: string): Promise<ChannelView>
 }
@@ -330,7 +330,7 @@ export function createChannelsService(deps: ChannelsDeps): ChannelsService {
       const currentFingerprint = channelKeyFingerprint(deps.secretsKey)
       return { currentFingerprint, keys: await countChannelsSealedUnderOtherKeys(deps.db, currentFingerprint) }
     },
-    subscribeWebhooks: (channelId, attempt) => webhookSubscriptions.subscribe(channelId, attempt),
+    subscribeWebhooks: (channelId, attempt, retry = 0) => webhookSubscriptions.subscribe(channelId, attempt, retry),
     async subscribeWebhooksAgain(caller, channelId) {
       await webhookSubscriptions.subscribeAgain(caller, channelId)
       return toChannelView(context, await callersChannel(context, caller, channelId))
