@@ -2535,7 +2535,7 @@ export interface components {
          */
         ChannelWebhooks: {
             /**
-             * @description subscribed: each topic reaches the channel's webhookUrl; pending: printroute is subscribing them; failed: the store refused or failed (reason says why): POST .../webhooks/subscribe tries again.
+             * @description subscribed: each topic reaches the channel's webhookUrl; pending: printroute is subscribing them; failed: the store refused or failed (reason says why): printroute tries a passing failure again by itself (nextAttemptAt), and POST .../webhooks/subscribe tries again now.
              * @enum {string}
              */
             state: "subscribed" | "pending" | "failed";
@@ -2545,6 +2545,8 @@ export interface components {
             reason?: string;
             /** @description When the store was last asked; null until it was. */
             checkedAt: string | null;
+            /** @description failed in passing (HTTP 5xx, 429, a timeout): when printroute tries again by itself; absent when it will not (a refusal, or its retries used up). */
+            nextAttemptAt?: string;
             /** @description The app's subscriptions of these topics to other addresses: left alone. */
             elsewhere?: {
                 topic: string;

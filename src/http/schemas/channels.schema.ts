@@ -50,7 +50,8 @@ const ChannelWebhooksSchema = named(
       state: StringEnum(
         CHANNEL_WEBHOOK_STATES,
         "subscribed: each topic reaches the channel's webhookUrl; pending: printroute is subscribing them; failed: " +
-          'the store refused or failed (reason says why): POST .../webhooks/subscribe tries again.',
+          'the store refused or failed (reason says why): printroute tries a passing failure again by itself ' +
+          '(nextAttemptAt), and POST .../webhooks/subscribe tries again now.',
       ),
       topics: Type.Array(StringEnum(CHANNEL_WEBHOOK_TOPICS, 'An Admin API webhook topic.'), {
         description: "The topics known to reach the channel's webhookUrl.",
@@ -59,6 +60,13 @@ const ChannelWebhooksSchema = named(
         Type.String({ description: 'Why they failed, or the subscriptions to other addresses left alone.' }),
       ),
       checkedAt: Nullable(Type.String({ description: 'When the store was last asked; null until it was.' })),
+      nextAttemptAt: Type.Optional(
+        Type.String({
+          description:
+            'failed in passing (HTTP 5xx, 429, a timeout): when printroute tries again by itself; absent when it ' +
+            'will not (a refusal, or its retries used up).',
+        }),
+      ),
       elsewhere: Type.Optional(
         Type.Array(Type.Object({ topic: Type.String(), uri: Type.String() }), {
           description: "The app's subscriptions of these topics to other addresses: left alone.",

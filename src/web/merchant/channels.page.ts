@@ -42,7 +42,13 @@ interface Channel {
   shippingMethod: string
   webhookUrl: string
   /** Shopify: the app's webhook subscriptions printroute makes; absent when it never made them. */
-  webhooks?: { state: 'subscribed' | 'pending' | 'failed'; topics: string[]; reason?: string; checkedAt: string | null }
+  webhooks?: {
+    state: 'subscribed' | 'pending' | 'failed'
+    topics: string[]
+    reason?: string
+    checkedAt: string | null
+    nextAttemptAt?: string
+  }
   created: string
 }
 
@@ -140,7 +146,7 @@ function webhooksFact(channel: Channel, csrfToken: string, mayManage: boolean): 
   } else if (webhooks?.state === 'pending') {
     line = html`${stateBadge('pending')} <span class="muted">printroute is subscribing them: reload the page in a moment.</span>`
   } else if (webhooks?.state === 'failed') {
-    line = html`${stateBadge('failed')} <span class="webhooks-reason">${webhooks.reason ?? ''}</span> ${button}`
+    line = html`${stateBadge('failed')} <span class="webhooks-reason">${webhooks.reason ?? ''}</span>${webhooks.nextAttemptAt ? html` <span class="muted webhooks-retry">printroute tries again at ${formatTime(webhooks.nextAttemptAt)}</span>` : ''} ${button}`
   } else {
     line = html`<span class="muted">Not subscribed by printroute.</span> ${button}`
   }
