@@ -1,8 +1,10 @@
 // A Shopify channel's webhooks subscribed by printroute itself (docs/channels.md, step 5), against the Shopify
 // stand-in: the create queues a run that makes the three topics once for the channel's webhookUrl on the Admin API's
 // version path with the channel's token, a second run makes nothing, a subscription to another address is left alone
-// and reported, a store answering 500 leaves the channel made and its webhooks failed until "subscribe again", and
-// new secrets queue a new run. Each run is the job's handler, called as the job would call it.
+// and reported, a store answering 500 leaves the channel made and its webhooks failed, tried again by itself on the
+// retry schedule (a refusal is not) or by "subscribe again", and new secrets queue a new run. Each run is the job's
+// handler, called with the queued job's own payload as the queue would; the test clock stands still, so a retry's
+// due time is checked, not waited for.
 import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import { jobIdFromKey } from '../../src/adapters/job-queue.ts'
@@ -57,6 +59,27 @@ for (const kind of databases) {
     const jobExists = async (key: string) =>
       (await h.t.database.db.query(`SELECT id FROM ${h.t.database.jobSchema}.job WHERE id = $1`, [jobIdFromKey(key)]))
         .length === 1
+    /**
+     * The automatic retry `retry` of the channel's current run, as queued: its payload. (Its due time is the
+     * channel's nextAttemptAt: the queue schedules by the real time, so a test clock's past instant is due at once.)
+     */
+    const queuedRetry = async (channelId: string, retry: number) => {
+      const id = parseId('chn', channelId) as number
+      const [row] = await h.t.database.db.query<{ attempt: number }>(
+        `SELECT (webhook_subscription->>'attempt')::int AS attempt FROM channels WHERE id = $1`,
+        [id],
+      )
+      const key = jobRequest('subscribe-channel-webhooks', { channelId: id, attempt: Number(row?.attempt), retry }).key
+      const [job] = await h.t.database.db.query<{ data: { channelId: number; attempt: number; retry: number } }>(
+        `SELECT data FROM ${h.t.database.jobSchema}.job WHERE id = $1`,
+        [jobIdFromKey(key)],
+      )
+      return job
+    }
+    /** Runs a queued retry with its own payload, as the queue would when it is due. */
+    const runRetry = (job: { data: { channelId: number; attempt: number; retry: number } }) =>
+      h.t.app.services.channels.subscribeWebhooks(job.data.channelId, job.data.attempt, job.data.retry)
+    const inSeconds = (seconds: number) => new Date(h.t.clock.now().getTime() + seconds * 1000).toISOString()
 
     test('a new channel subscribes the three topics once, to its webhookUrl, on 2026-01, with its token', async () => {
       const channel = await createChannel()
@@ -115,7 +138,7 @@ for (const kind of databases) {
       assert.match(webhooks.reason, /ORDERS_CREATE to https:\/\/old-printroute\.invalid/)
     })
 
-    test('a store answering 500 leaves the channel made, its webhooks failed with the reason, until subscribed again', async () => {
+    test('a store answering 500 leaves the channel made, its webhooks failed with the reason; subscribe again tries at once', async () => {
       h.store.failNextSubscriptions(500)
       const channel = await createChannel()
       await runJob(channel.id)
@@ -133,6 +156,103 @@ for (const kind of databases) {
       const subscribed = await read(channel.id)
       assert.equal(subscribed.webhooks.state, 'subscribed')
       assert.equal(subscribed.webhooks.reason, undefined)
+      assert.equal(h.store.subscriptionCreates.length, 3)
+    })
+
+    test('a store answering 500 once: failed meanwhile, tried again a minute later by itself, nothing made twice', async () => {
+      h.store.failNextSubscriptions(500)
+      const channel = await createChannel()
+      await runJob(channel.id)
+      const failed = await read(channel.id)
+      assert.equal(failed.webhooks.state, 'failed', 'the page tells the truth meanwhile')
+      assert.match(failed.webhooks.reason, /HTTP 500/)
+      assert.equal(failed.webhooks.nextAttemptAt, inSeconds(60))
+      const retry = await queuedRetry(channel.id, 1)
+      assert.deepEqual(retry?.data, { channelId: parseId('chn', channel.id), attempt: 1, retry: 1 }, 'queued')
+
+      await runRetry(retry)
+      const subscribed = await read(channel.id)
+      assert.equal(subscribed.webhooks.state, 'subscribed')
+      assert.deepEqual(subscribed.webhooks.topics, TOPICS)
+      assert.equal(subscribed.webhooks.reason, undefined)
+      assert.equal(subscribed.webhooks.nextAttemptAt, undefined)
+      assert.deepEqual(
+        h.store.subscriptionCreates.map((made) => made.topic),
+        TOPICS,
+      )
+      const asked = h.store.answered.length
+      await runJob(channel.id)
+      assert.equal(h.store.answered.length, asked, 'the first try, already recorded, is not made again')
+      await runRetry(retry)
+      assert.equal(h.store.subscriptionCreates.length, 3, 'the retry run again (a crash) makes nothing twice')
+      assert.equal(await queuedRetry(channel.id, 2), undefined, 'no further retry')
+    })
+
+    test("a 429's Retry-After longer than the schedule is honoured", async () => {
+      h.store.failNextSubscriptions({ status: 429, retryAfter: '900' })
+      const channel = await createChannel()
+      await runJob(channel.id)
+      const { webhooks } = await read(channel.id)
+      assert.equal(webhooks.state, 'failed')
+      assert.match(webhooks.reason, /HTTP 429/)
+      assert.equal(webhooks.nextAttemptAt, inSeconds(900))
+      assert.ok(await queuedRetry(channel.id, 1), 'the retry was queued')
+    })
+
+    test('a refusal (401) is not tried again', async () => {
+      h.store.failNextSubscriptions(401)
+      const channel = await createChannel()
+      await runJob(channel.id)
+      const { webhooks } = await read(channel.id)
+      assert.equal(webhooks.state, 'failed')
+      assert.match(webhooks.reason, /HTTP 401/)
+      assert.equal(webhooks.nextAttemptAt, undefined)
+      assert.equal(await queuedRetry(channel.id, 1), undefined, 'no retry queued')
+      const asked = h.store.answered.length
+      await h.t.app.services.channels.subscribeWebhooks(parseId('chn', channel.id) as number, 1, 1)
+      assert.equal(h.store.answered.length, asked, 'a retry nobody queued does nothing')
+    })
+
+    test('after the last scheduled retry fails, it stays failed until subscribed again', async () => {
+      h.store.failNextSubscriptions(500, 503, 500, 500, 500)
+      const channel = await createChannel()
+      await runJob(channel.id)
+      const delays = [60, 300, 1800, 7200]
+      for (const [index, delay] of delays.entries()) {
+        assert.equal((await read(channel.id)).webhooks.nextAttemptAt, inSeconds(delay))
+        const retry = await queuedRetry(channel.id, index + 1)
+        assert.ok(retry, `retry ${index + 1} was queued`)
+        await runRetry(retry)
+      }
+      const { webhooks } = await read(channel.id)
+      assert.equal(webhooks.state, 'failed')
+      assert.match(webhooks.reason, /HTTP 500/)
+      assert.equal(webhooks.nextAttemptAt, undefined)
+      assert.equal(await queuedRetry(channel.id, 5), undefined, 'four retries, then no more')
+      assert.deepEqual(h.store.answered.slice(-5), [500, 503, 500, 500, 500])
+      assert.equal(h.store.subscriptionCreates.length, 0)
+
+      await subscribeAgain(channel.id)
+      await runJob(channel.id)
+      assert.equal((await read(channel.id)).webhooks.state, 'subscribed')
+      assert.equal(h.store.subscriptionCreates.length, 3)
+    })
+
+    test('a retry queued before "subscribe again" does nothing', async () => {
+      h.store.failNextSubscriptions(500)
+      const channel = await createChannel()
+      await runJob(channel.id)
+      const retry = await queuedRetry(channel.id, 1)
+      assert.ok(retry)
+      const again = await subscribeAgain(channel.id)
+      assert.equal(again.statusCode, 200, again.body)
+      assert.equal(json(again).channel.webhooks.nextAttemptAt, undefined)
+      const asked = h.store.answered.length
+      await runRetry(retry)
+      assert.equal(h.store.answered.length, asked, 'the old series was replaced: the store was not asked')
+      assert.equal((await read(channel.id)).webhooks.state, 'pending')
+      await runJob(channel.id)
+      assert.equal((await read(channel.id)).webhooks.state, 'subscribed')
       assert.equal(h.store.subscriptionCreates.length, 3)
     })
 

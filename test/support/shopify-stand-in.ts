@@ -23,6 +23,12 @@ export interface StandInWebhookSubscription {
   uri: string
 }
 
+/** A failing answer with the Retry-After header it carries. */
+export interface StandInFailure {
+  status: number
+  retryAfter: string
+}
+
 export interface ShopifyStandIn {
   /** `http://127.0.0.1:<port>`: the --shopify-api-url. */
   origin: string
@@ -30,8 +36,11 @@ export interface ShopifyStandIn {
   addOrder(orderId: string, lineItems: { id: string; quantity: number }[]): void
   /** The next order and fulfilment calls' HTTP answers, in order, before any succeeds (e.g. [500, 429]). */
   failNext(...statuses: number[]): void
-  /** The same for the next webhook subscription calls (webhookSubscriptions, webhookSubscriptionCreate). */
-  failNextSubscriptions(...statuses: number[]): void
+  /**
+   * The same for the next webhook subscription calls (webhookSubscriptions, webhookSubscriptionCreate); a
+   * `{status, retryAfter}` answers that status with that Retry-After header (a 429 otherwise says 1 second).
+   */
+  failNextSubscriptions(...statuses: (number | StandInFailure)[]): void
   /** Every fulfillmentCreate it accepted. */
   fulfilments: StandInFulfilment[]
   /** Every GraphQL request's HTTP status as answered. */
@@ -84,8 +93,8 @@ interface OpenLine {
 
 export async function startShopifyStandIn(): Promise<ShopifyStandIn> {
   const orders = new Map<string, OpenLine[]>()
-  const failures: number[] = []
-  const subscriptionFailures: number[] = []
+  const failures: (number | StandInFailure)[] = []
+  const subscriptionFailures: (number | StandInFailure)[] = []
   const fulfilments: StandInFulfilment[] = []
   const answered: number[] = []
   const webhookSubscriptions: StandInWebhookSubscription[] = []
@@ -107,6 +116,9 @@ export async function startShopifyStandIn(): Promise<ShopifyStandIn> {
       // The subscriptions' failures apart from the orders': a channel's subscription run (a job of its own) never
       // takes the failure a test meant for a fulfilment, nor the reverse.
       const failure = (/webhookSubscription/i.test(query) ? subscriptionFailures : failures).shift()
+      if (typeof failure === 'object') {
+        return send(failure.status, { errors: 'stand-in failure' }, { 'retry-after': failure.retryAfter })
+      }
       if (failure !== undefined) {
         return send(failure, { errors: 'stand-in failure' }, failure === 429 ? { 'retry-after': '1' } : {})
       }
