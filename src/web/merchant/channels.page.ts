@@ -146,7 +146,7 @@ function webhooksFact(channel: Channel, csrfToken: string, mayManage: boolean): 
   } else if (webhooks?.state === 'pending') {
     line = html`${stateBadge('pending')} <span class="muted">printroute is subscribing them: reload the page in a moment.</span>`
   } else if (webhooks?.state === 'failed') {
-    line = html`${stateBadge('failed')} <span class="webhooks-reason">${webhooks.reason ?? ''}</span>${webhooks.nextAttemptAt ? html` <span class="muted webhooks-retry">printroute tries again at ${formatTime(webhooks.nextAttemptAt)}</span>` : ''} ${button}`
+    line = html`${stateBadge('failed')} <span class="webhooks-reason">${webhooks.reason ?? ''}</span>${webhooks.nextAttemptAt ? html` <span class="muted webhooks-retry">(printroute tries again at ${formatTime(webhooks.nextAttemptAt)})</span>` : ''} ${button}`
   } else {
     line = html`<span class="muted">Not subscribed by printroute.</span> ${button}`
   }
