@@ -9,13 +9,8 @@ import { after, before, describe, test } from 'node:test'
 import { jobIdFromKey } from '../../src/adapters/job-queue.ts'
 import { parseId } from '../../src/domain/ids.ts'
 import { jobRequest } from '../../src/domain/jobs.ts'
-import { type ChannelHarness, startChannelHarness } from '../support/channel-harness.ts'
-import {
-  type ShopifyStandIn,
-  shopifyOrderBody,
-  shopifyWebhookHeaders,
-  startShopifyStandIn,
-} from '../support/shopify-stand-in.ts'
+import { type ChannelHarness, shipShopifyStoreOrder, startChannelHarness } from '../support/channel-harness.ts'
+import { type ShopifyStandIn, startShopifyStandIn } from '../support/shopify-stand-in.ts'
 import { json } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
@@ -51,31 +46,10 @@ for (const kind of databases) {
 
     /** A store order received, created, and its one shipment shipped: its fulfilment's number. */
     const shipStoreOrder = async (externalOrderId: string, name: string): Promise<number> => {
-      const body = shopifyOrderBody(externalOrderId, name)
-      const received = await h.t.app.live.inject({
-        method: 'POST',
-        url: `/channels/v1/${channelId}/shopify`,
-        headers: shopifyWebhookHeaders(body, WEBHOOK_SECRET, 'orders/create', `wh-${externalOrderId}`, SHOP),
-        payload: body,
-      })
-      assert.equal(received.statusCode, 200, received.body)
-      await h.mapWebhooks()
-      const row = await h.channelOrder(externalOrderId)
-      assert.equal(row?.state, 'created')
-      const orderId = `ord_${row?.orderId}`
-      h.store.addOrder(externalOrderId, [{ id: CANVAS_LINE, quantity: 1 }])
-      await h.drive.allocate(orderId)
-      await h.drive.render(orderId)
-      await h.drive.submit(orderId)
-      await h.drive.ship(orderId)
-      const [outbox] = await h.t.database.db.query<{ id: number | string }>(
-        `SELECT f.id FROM channel_fulfilments f JOIN channel_orders o ON o.id = f.channel_order_id
-          WHERE o.external_order_id = $1`,
-        [externalOrderId],
-      )
-      assert.ok(outbox, 'the shipped shipment has its outbox row')
-      fulfilmentOf[externalOrderId] = `chf_${outbox.id}`
-      return Number(outbox.id)
+      const shop = { channelId, shop: SHOP, webhookSecret: WEBHOOK_SECRET, lineItem: CANVAS_LINE }
+      const { fulfilmentId } = await shipShopifyStoreOrder(h, { ...shop, externalOrderId, name })
+      fulfilmentOf[externalOrderId] = `chf_${fulfilmentId}`
+      return fulfilmentId
     }
 
     test("a channel's shipping method is shown, changed, and a bad one is 400 naming it", async () => {

@@ -12,7 +12,7 @@ import { channelKeyFingerprint, parseChannelSecretsKey } from '../../src/domain/
 import { sessionCookieName } from '../../src/domain/session-cookie.ts'
 import { registerChannelsPages } from '../../src/web/operator/channels.pages.ts'
 import { type AdminPagesHarness, startAdminPages } from '../support/admin-pages.ts'
-import { type ChannelHarness, startChannelHarness } from '../support/channel-harness.ts'
+import { type ChannelHarness, shipShopifyStoreOrder, startChannelHarness } from '../support/channel-harness.ts'
 import { captureLogs } from '../support/log-capture.ts'
 import {
   type ShopifyStandIn,
@@ -129,23 +129,8 @@ for (const kind of databases) {
       })
       assert.equal(linked.statusCode, 201, linked.body)
       await h.post(`/v4.0/channels/${shopifyId}/links`, { externalSku: 'MUG-OWN', ignore: true })
-      const body = shopifyOrderBody('7001', '#7001')
-      const received = await h.t.app.live.inject({
-        method: 'POST',
-        url: `/channels/v1/${shopifyId}/shopify`,
-        headers: shopifyWebhookHeaders(body, WEBHOOK_SECRET, 'orders/create', 'before-1', SHOP),
-        payload: body,
-      })
-      assert.equal(received.statusCode, 200, received.body)
-      await h.mapWebhooks()
-      const orderId = `ord_${(await h.channelOrder('7001'))?.orderId}`
-      h.store.addOrder('7001', [{ id: CANVAS_LINE, quantity: 1 }])
-      await h.drive.allocate(orderId)
-      await h.drive.render(orderId)
-      await h.drive.submit(orderId)
-      await h.drive.ship(orderId)
-      const [outbox] = await h.t.database.db.query<{ id: number | string }>('SELECT id FROM channel_fulfilments')
-      fulfilmentId = Number(outbox?.id)
+      const shop = { channelId: shopifyId, shop: SHOP, webhookSecret: WEBHOOK_SECRET, lineItem: CANVAS_LINE }
+      ;({ fulfilmentId } = await shipShopifyStoreOrder(h, { ...shop, externalOrderId: '7001', name: '#7001' }))
       // The key changes: a second application on the same database under key B.
       b = await startTestApp({
         kind,

@@ -7,9 +7,9 @@ import { describe, test } from 'node:test'
 import { jobIdFromKey } from '../../src/adapters/job-queue.ts'
 import { jobRequest } from '../../src/domain/jobs.ts'
 import { STALLED_FULFILMENT_MARGIN_SECONDS } from '../../src/services/channel-fulfilments.service.ts'
-import { startChannelHarness } from '../support/channel-harness.ts'
+import { shipShopifyStoreOrder, startChannelHarness } from '../support/channel-harness.ts'
 import { openTestDatabase } from '../support/databases.ts'
-import { shopifyOrderBody, shopifyWebhookHeaders, startShopifyStandIn } from '../support/shopify-stand-in.ts'
+import { startShopifyStandIn } from '../support/shopify-stand-in.ts'
 import { startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
@@ -17,7 +17,6 @@ import { waitFor } from '../support/wait.ts'
 const SHOP = 'sweeper-test.myshopify.com'
 const WEBHOOK_SECRET = 'shpss_sweeper_secret'
 const CANVAS_LINE = '866550311766439020'
-const body = shopifyOrderBody('7001', '#3001')
 
 const databases = tier('sql')
 
@@ -50,22 +49,8 @@ for (const kind of databases) {
         ]) {
           assert.equal((await h.post(`/v4.0/channels/${channel.id}/links`, link)).statusCode, 201)
         }
-        const received = await h.t.app.live.inject({
-          method: 'POST',
-          url: `/channels/v1/${channel.id}/shopify`,
-          headers: shopifyWebhookHeaders(body, WEBHOOK_SECRET, 'orders/create', 'wh-sweep', SHOP),
-          payload: body,
-        })
-        assert.equal(received.statusCode, 200, received.body)
-        await h.mapWebhooks()
-        const orderId = `ord_${(await h.channelOrder('7001'))?.orderId}`
-        h.store.addOrder('7001', [{ id: CANVAS_LINE, quantity: 1 }])
-        await h.drive.allocate(orderId)
-        await h.drive.render(orderId)
-        await h.drive.submit(orderId)
-        await h.drive.ship(orderId)
-        const [outbox] = await database.db.query<{ id: number | string }>('SELECT id FROM channel_fulfilments')
-        const fulfilmentId = Number(outbox?.id)
+        const shop = { channelId: channel.id, shop: SHOP, webhookSecret: WEBHOOK_SECRET, lineItem: CANVAS_LINE }
+        const { fulfilmentId } = await shipShopifyStoreOrder(h, { ...shop, externalOrderId: '7001', name: '#3001' })
         const firstJob = jobIdFromKey(jobRequest('fulfil-channel-shipment', { fulfilmentId, attempt: 1 }).key)
         // The process was killed and the queue gave up on the job, then deleted it.
         const deleted = await database.db.query(`DELETE FROM ${jobTable} WHERE id = $1 RETURNING id`, [firstJob])

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import type { TestDatabaseKind } from './databases.ts'
 import { type ImageServer, startImageServer } from './image-server.ts'
 import { type PipelineDriver, pipelineDriver } from './pipeline-driver.ts'
+import { type ShopifyStandIn, shopifyOrderBody, shopifyWebhookHeaders } from './shopify-stand-in.ts'
 import { json, startTestApp, type TestApp, type TestAppOptions } from './test-app.ts'
 
 export interface ChannelHarness<Store> {
@@ -69,4 +70,47 @@ export async function startChannelHarness<Store extends { close(): Promise<void>
       await images.close()
     },
   }
+}
+
+/**
+ * A Shopify store order received by its signed `orders/create` webhook (webhook id `wh-<id>`), created (asserted),
+ * given one fulfillment order of `lineItem` at the stand-in, and its one shipment driven to shipped: its printroute
+ * order id and its fulfilment's number in the outbox.
+ */
+export async function shipShopifyStoreOrder(
+  h: ChannelHarness<ShopifyStandIn>,
+  order: {
+    channelId: string
+    shop: string
+    webhookSecret: string
+    externalOrderId: string
+    name: string
+    lineItem: string
+  },
+): Promise<{ orderId: string; fulfilmentId: number }> {
+  const { externalOrderId } = order
+  const body = shopifyOrderBody(externalOrderId, order.name)
+  const received = await h.t.app.live.inject({
+    method: 'POST',
+    url: `/channels/v1/${order.channelId}/shopify`,
+    headers: shopifyWebhookHeaders(body, order.webhookSecret, 'orders/create', `wh-${externalOrderId}`, order.shop),
+    payload: body,
+  })
+  assert.equal(received.statusCode, 200, received.body)
+  await h.mapWebhooks()
+  const row = await h.channelOrder(externalOrderId)
+  assert.equal(row?.state, 'created')
+  const orderId = `ord_${row?.orderId}`
+  h.store.addOrder(externalOrderId, [{ id: order.lineItem, quantity: 1 }])
+  await h.drive.allocate(orderId)
+  await h.drive.render(orderId)
+  await h.drive.submit(orderId)
+  await h.drive.ship(orderId)
+  const [outbox] = await h.t.database.db.query<{ id: number | string }>(
+    `SELECT f.id FROM channel_fulfilments f JOIN channel_orders o ON o.id = f.channel_order_id
+      WHERE o.external_order_id = $1`,
+    [externalOrderId],
+  )
+  assert.ok(outbox, 'the shipped shipment has its outbox row')
+  return { orderId, fulfilmentId: Number(outbox.id) }
 }
