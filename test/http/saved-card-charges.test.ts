@@ -125,6 +125,12 @@ for (const kind of databaseKinds) {
     const paymentIntentCalls = (key: string) =>
       standIn.calls.filter((call) => call.path === '/v1/payment_intents' && call.idempotencyKey === key)
     const issuesOf = async (orderId: string) => withoutResolutionWarnings((await drive.document(orderId)).status.issues)
+    /** The account's ledger as [entry, amount] pairs. */
+    const ledgerOf = async (account: TestAccount) =>
+      (await listLedger(t.database.db, accountNumber(account))).map((entry) => [entry.entry, entry.amountMinor])
+    /** The PaymentIntents the stand-in holds for the order. */
+    const intentsOf = (orderId: string) =>
+      [...standIn.paymentIntents.values()].filter((intent) => intent.metadata?.printroute_order_id === orderId)
 
     async function rejectsRetryably(promise: Promise<unknown>): Promise<void> {
       await assert.rejects(promise, (error: unknown) => error instanceof PaymentGatewayError && error.retryable)
@@ -238,14 +244,10 @@ for (const kind of databaseKinds) {
           calls.map((call) => call.status),
           [status, 200],
         )
-        const ledger = await listLedger(t.database.db, accountNumber(account))
-        assert.deepEqual(
-          ledger.map((entry) => [entry.entry, entry.amountMinor]),
-          [
-            ['card-payment', due],
-            ['balance-charge', -due],
-          ],
-        )
+        assert.deepEqual(await ledgerOf(account), [
+          ['card-payment', due],
+          ['balance-charge', -due],
+        ])
       })
     }
 
@@ -264,20 +266,14 @@ for (const kind of databaseKinds) {
           [200, true],
         ],
       )
-      const intents = [...standIn.paymentIntents.values()].filter(
-        (intent) => intent.metadata?.printroute_order_id === orderId,
-      )
+      const intents = intentsOf(orderId)
       assert.equal(intents.length, 1, 'one PaymentIntent at Stripe')
       const [paid] = await paymentsOf(orderId)
       assert.equal(paid?.paymentId, intents[0]?.id)
-      const ledger = await listLedger(t.database.db, accountNumber(account))
-      assert.deepEqual(
-        ledger.map((entry) => [entry.entry, entry.amountMinor]),
-        [
-          ['card-payment', due],
-          ['balance-charge', -due],
-        ],
-      )
+      assert.deepEqual(await ledgerOf(account), [
+        ['card-payment', due],
+        ['balance-charge', -due],
+      ])
       assert.deepEqual(await issuesOf(orderId), [])
     })
 
@@ -295,9 +291,7 @@ for (const kind of databaseKinds) {
         } finally {
           inUse = gateway
         }
-        const intentsOf = () =>
-          [...standIn.paymentIntents.values()].filter((intent) => intent.metadata?.printroute_order_id === orderId)
-        assert.equal(intentsOf().length, when === 'after' ? 1 : 0)
+        assert.equal(intentsOf(orderId).length, when === 'after' ? 1 : 0)
         // Nothing counted while the answer is unknown: the payment stays open, the order held without an issue.
         const [open] = await paymentsOf(orderId)
         assert.equal(open?.status, 'open')
@@ -316,19 +310,15 @@ for (const kind of databaseKinds) {
             [200, when === 'after'],
           ],
         )
-        const intents = intentsOf()
+        const intents = intentsOf(orderId)
         assert.equal(intents.length, 1, 'one PaymentIntent at Stripe')
         const [paid] = await paymentsOf(orderId)
         assert.equal(paid?.status, 'succeeded')
         assert.equal(paid?.paymentId, intents[0]?.id)
-        const ledger = await listLedger(t.database.db, accountNumber(account))
-        assert.deepEqual(
-          ledger.map((entry) => [entry.entry, entry.amountMinor]),
-          [
-            ['card-payment', due],
-            ['balance-charge', -due],
-          ],
-        )
+        assert.deepEqual(await ledgerOf(account), [
+          ['card-payment', due],
+          ['balance-charge', -due],
+        ])
         assert.equal(await readBalance(t.database.db, accountNumber(account)), 0n)
         assert.deepEqual(await issuesOf(orderId), [])
       })
@@ -339,18 +329,12 @@ for (const kind of databaseKinds) {
       const orderId = await create(account)
       const { payment, due } = await heldWithCharge(orderId)
       await Promise.all([charge(payment), charge(payment)])
-      const intents = [...standIn.paymentIntents.values()].filter(
-        (intent) => intent.metadata?.printroute_order_id === orderId,
-      )
+      const intents = intentsOf(orderId)
       assert.equal(intents.length, 1)
-      const ledger = await listLedger(t.database.db, accountNumber(account))
-      assert.deepEqual(
-        ledger.map((entry) => [entry.entry, entry.amountMinor]),
-        [
-          ['card-payment', due],
-          ['balance-charge', -due],
-        ],
-      )
+      assert.deepEqual(await ledgerOf(account), [
+        ['card-payment', due],
+        ['balance-charge', -due],
+      ])
     })
 
     test('an order cancelled while its charge is in flight: the money stays on the balance', async () => {
@@ -363,11 +347,7 @@ for (const kind of databaseKinds) {
       assert.equal(cancelled.outcome, 'Cancelled')
       await charge(payment)
       assert.equal((await paymentsOf(orderId))[0]?.status, 'succeeded')
-      const ledger = await listLedger(t.database.db, accountNumber(account))
-      assert.deepEqual(
-        ledger.map((entry) => [entry.entry, entry.amountMinor]),
-        [['card-payment', due]],
-      )
+      assert.deepEqual(await ledgerOf(account), [['card-payment', due]])
       assert.equal(await readBalance(t.database.db, accountNumber(account)), due)
       assert.deepEqual(await issuesOf(orderId), [])
     })
@@ -387,16 +367,12 @@ for (const kind of databaseKinds) {
         assert.equal(calls.length, 1)
         assert.equal(calls[0]?.params.amount, String(due))
       }
-      const ledger = await listLedger(t.database.db, accountNumber(account))
-      assert.deepEqual(
-        ledger.map((entry) => [entry.entry, entry.amountMinor]),
-        [
-          ['card-payment', two.due],
-          ['balance-charge', -two.due],
-          ['card-payment', one.due],
-          ['balance-charge', -one.due],
-        ],
-      )
+      assert.deepEqual(await ledgerOf(account), [
+        ['card-payment', two.due],
+        ['balance-charge', -two.due],
+        ['card-payment', one.due],
+        ['balance-charge', -one.due],
+      ])
       assert.equal(await readBalance(t.database.db, accountNumber(account)), 0n)
       assert.deepEqual(await issuesOf(first), [])
       assert.deepEqual(await issuesOf(second), [])
