@@ -532,23 +532,26 @@ function sealedSecretsOf(
 ): { credentialsEncrypted?: string; webhookSecretEncrypted?: string } {
   const key = context.secretsKey
   const credentialFields = CHANNEL_SECRET_FIELDS[channel.type].filter((field) => field !== 'webhookSecret')
-  const readable = (sealed: string): boolean => {
+  /** The stored value opened; null when it was sealed under another key. */
+  const opened = (sealed: string): string | null => {
     try {
-      openSecret(key, sealed)
-      return true
+      return openSecret(key, sealed)
     } catch (error) {
-      if (error instanceof SealedUnderAnotherKeyError) return false
+      if (error instanceof SealedUnderAnotherKeyError) return null
       throw error
     }
   }
   // What the PATCH leaves out is read from the stored values: it must be readable under the current key.
   const credentialsNeeded = credentialFields.some((field) => secrets[field] === undefined)
   const credentialsChanged = credentialFields.some((field) => secrets[field] !== undefined)
+  const storedCredentials = credentialsNeeded ? opened(channel.credentialsEncrypted) : null
   const missing: ChannelSecretField[] = []
-  if (credentialsNeeded && !readable(channel.credentialsEncrypted)) {
+  if (credentialsNeeded && storedCredentials === null) {
     missing.push(...credentialFields.filter((field) => secrets[field] === undefined))
   }
-  if (secrets.webhookSecret === undefined && !readable(channel.webhookSecretEncrypted)) missing.push('webhookSecret')
+  if (secrets.webhookSecret === undefined && opened(channel.webhookSecretEncrypted) === null) {
+    missing.push('webhookSecret')
+  }
   if (missing.length > 0) {
     const failures: Failures = {}
     for (const field of missing) {
@@ -567,9 +570,7 @@ function sealedSecretsOf(
   }
   const sealed: { credentialsEncrypted?: string; webhookSecretEncrypted?: string } = {}
   if (credentialsChanged) {
-    const old = credentialsNeeded
-      ? (JSON.parse(openSecret(key, channel.credentialsEncrypted)) as StorefrontCredentials)
-      : undefined
+    const old = storedCredentials === null ? undefined : (JSON.parse(storedCredentials) as StorefrontCredentials)
     const credentials: StorefrontCredentials =
       channel.type === 'shopify'
         ? {
