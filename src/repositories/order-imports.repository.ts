@@ -278,15 +278,6 @@ export async function countOrderImportRows(
   return tallyOf(rows[0], upTo)
 }
 
-/** The highest row recorded: a re-run skips the rows up to it. */
-export async function lastRecordedImportRow(db: Queryable, importId: number): Promise<number> {
-  const rows = await db.query<{ last: number | string | null }>(
-    'SELECT max(row_number) AS last FROM order_import_rows WHERE import_id = $1',
-    [importId],
-  )
-  return Number(rows[0]?.last ?? 0)
-}
-
 /** Completed, or Failed with the file's failure; the file is no longer kept. */
 export async function finishOrderImport(
   db: Queryable,
